@@ -1,0 +1,60 @@
+# The one place that decides which GPU code is compiled (DESIGN.md, "Building without a GPU").
+#  GPUBENCH_TORCH_CUDA  LibTorch itself has CUDA (decided from LibTorch, not the toolkit:
+#                       the dev machines have nvcc and cupti.h but a CPU-only LibTorch).
+#  GPUBENCH_CUDART      the CUDA runtime is linked: device queries, pinned buffers, events.
+#  GPUBENCH_CUPTI       CUPTI activity collection is compiled.
+#  GPUBENCH_NVTX        NVTX3 ranges are compiled (header-only, loads an injection at run time).
+# Code behind GPUBENCH_CUDART/CUPTI/NVTX builds and links on every machine with the toolkit
+# and fails at run time with the driver's reason; code behind GPUBENCH_TORCH_CUDA is only
+# compiled where LibTorch has CUDA.
+if(TARGET torch_cuda OR TORCH_CUDA_LIBRARIES)
+  set(GPUBENCH_TORCH_CUDA ON)
+else()
+  set(GPUBENCH_TORCH_CUDA OFF)
+endif()
+
+set(GPUBENCH_CUDART OFF)
+set(GPUBENCH_CUPTI OFF)
+set(GPUBENCH_NVTX OFF)
+if(CUDAToolkit_FOUND)
+  set(GPUBENCH_CUDART ON)
+  if(TARGET CUDA::cupti)
+    set(GPUBENCH_CUPTI ON)
+  endif()
+  find_path(GPUBENCH_NVTX3_INCLUDE nvtx3/nvToolsExt.h HINTS ${CUDAToolkit_INCLUDE_DIRS})
+  if(GPUBENCH_NVTX3_INCLUDE)
+    set(GPUBENCH_NVTX ON)
+  endif()
+endif()
+
+message(STATUS "gpubench: Torch ${Torch_VERSION} CUDA=${GPUBENCH_TORCH_CUDA}; "
+               "toolkit cudart=${GPUBENCH_CUDART} cupti=${GPUBENCH_CUPTI} nvtx=${GPUBENCH_NVTX}")
+
+# Interface target carrying the feature macros and the toolkit libraries.
+add_library(gpubench_features INTERFACE)
+target_compile_definitions(gpubench_features INTERFACE
+  GPUBENCH_TORCH_CUDA=$<BOOL:${GPUBENCH_TORCH_CUDA}>
+  GPUBENCH_CUDART=$<BOOL:${GPUBENCH_CUDART}>
+  GPUBENCH_CUPTI=$<BOOL:${GPUBENCH_CUPTI}>
+  GPUBENCH_NVTX=$<BOOL:${GPUBENCH_NVTX}>
+  GPUBENCH_VERSION="${PROJECT_VERSION}")
+if(GPUBENCH_CUDART)
+  target_link_libraries(gpubench_features INTERFACE CUDA::cudart)
+endif()
+if(GPUBENCH_NVTX)
+  target_include_directories(gpubench_features SYSTEM INTERFACE ${GPUBENCH_NVTX3_INCLUDE})
+  target_link_libraries(gpubench_features INTERFACE ${CMAKE_DL_LIBS})
+endif()
+
+# One PCH for every target that includes LibTorch: parsing torch/torch.h costs ~30 s a
+# translation unit on the 2-core dev machines, the PCH halves it.
+add_library(gpubench_torch_pch STATIC ${CMAKE_CURRENT_LIST_DIR}/torch_pch.cpp)
+target_link_libraries(gpubench_torch_pch PUBLIC ${TORCH_LIBRARIES} gpubench_features)
+target_compile_options(gpubench_torch_pch PUBLIC ${TORCH_CXX_FLAGS})
+target_precompile_headers(gpubench_torch_pch PRIVATE <torch/torch.h>)
+gpubench_warnings(gpubench_torch_pch)
+target_compile_options(gpubench_torch_pch PUBLIC -Winvalid-pch)
+function(gpubench_use_torch target)
+  target_link_libraries(${target} PUBLIC gpubench_torch_pch)
+  target_precompile_headers(${target} REUSE_FROM gpubench_torch_pch)
+endfunction()

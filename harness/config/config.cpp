@@ -1,0 +1,123 @@
+#include "config/config.h"
+
+#include <sstream>
+
+#include "config/errors.h"
+
+namespace gpubench {
+namespace {
+
+std::vector<std::string> split(const std::string& text, char sep) {
+  std::vector<std::string> parts;
+  std::stringstream stream(text);
+  std::string part;
+  while (std::getline(stream, part, sep)) parts.push_back(part);
+  if (!text.empty() && text.back() == sep) parts.emplace_back();
+  return parts;
+}
+
+UsageError bad_id(const std::string& id, const std::string& why) {
+  return UsageError("config id '" + id + "': " + why +
+                    " (expected workload/device/precision[/pinned|pageable][/dp|ddp-N], "
+                    "e.g. mlp/cpu/fp32, cnn/cuda/amp-fp16/pinned)");
+}
+
+Precision parse_precision(const std::string& id, const std::string& text, DeviceKind device) {
+  if (text == "fp32") return Precision::Fp32;
+  if (device == DeviceKind::Cpu) {
+    if (text == "bf16") return Precision::Bf16;
+    throw bad_id(id, "precision '" + text + "' is not a CPU precision, expected fp32 or bf16");
+  }
+  if (text == "amp-fp16") return Precision::AmpFp16;
+  if (text == "amp-bf16") return Precision::AmpBf16;
+  throw bad_id(id, "precision '" + text + "' is not a CUDA precision, expected fp32, amp-fp16 or amp-bf16");
+}
+
+// Parses "dp" or "ddp-N" into the config; returns false if the segment is neither.
+bool parse_parallel(const std::string& id, const std::string& text, Config& config) {
+  if (text == "dp") {
+    if (config.device != DeviceKind::Cuda) throw bad_id(id, "DataParallel (dp) needs device cuda");
+    config.parallel = ParallelMode::DataParallel;
+    return true;
+  }
+  if (text.rfind("ddp-", 0) != 0) return false;
+  const std::string count = text.substr(4);
+  int ranks = 0;
+  try {
+    std::size_t used = 0;
+    ranks = std::stoi(count, &used);
+    if (used != count.size()) ranks = 0;
+  } catch (const std::exception&) {
+    ranks = 0;
+  }
+  if (ranks < 1 || ranks > 1024) throw bad_id(id, "'" + text + "' needs a rank count 1..1024, e.g. ddp-2");
+  config.parallel = ParallelMode::Ddp;
+  config.world_size = ranks;
+  return true;
+}
+
+}  // namespace
+
+std::string to_string(DeviceKind device) { return device == DeviceKind::Cpu ? "cpu" : "cuda"; }
+
+std::string to_string(Precision precision) {
+  switch (precision) {
+    case Precision::Fp32: return "fp32";
+    case Precision::Bf16: return "bf16";
+    case Precision::AmpFp16: return "amp-fp16";
+    case Precision::AmpBf16: return "amp-bf16";
+  }
+  return "?";
+}
+
+std::string to_string(HostMemory memory) { return memory == HostMemory::Pinned ? "pinned" : "pageable"; }
+
+std::string to_string(ParallelMode mode) {
+  switch (mode) {
+    case ParallelMode::Single: return "single";
+    case ParallelMode::DataParallel: return "dp";
+    case ParallelMode::Ddp: return "ddp";
+  }
+  return "?";
+}
+
+bool is_mixed_precision(Precision precision) { return precision != Precision::Fp32; }
+
+std::string Config::id() const {
+  std::string text = workload + "/" + to_string(device) + "/" + to_string(precision);
+  if (device == DeviceKind::Cuda) text += "/" + to_string(host_memory);
+  if (parallel == ParallelMode::DataParallel) text += "/dp";
+  if (parallel == ParallelMode::Ddp) text += "/ddp-" + std::to_string(world_size);
+  return text;
+}
+
+Config Config::parse(const std::string& id) {
+  const auto parts = split(id, '/');
+  if (parts.size() < 3 || parts.size() > 5) throw bad_id(id, "has " + std::to_string(parts.size()) + " segments");
+  for (const auto& part : parts)
+    if (part.empty()) throw bad_id(id, "has an empty segment");
+  Config config;
+  config.workload = parts[0];
+  if (parts[1] == "cpu") {
+    config.device = DeviceKind::Cpu;
+  } else if (parts[1] == "cuda") {
+    config.device = DeviceKind::Cuda;
+    config.host_memory = HostMemory::Pinned;
+  } else {
+    throw bad_id(id, "device '" + parts[1] + "' is unknown, expected cpu or cuda");
+  }
+  config.precision = parse_precision(id, parts[2], config.device);
+  std::size_t next = 3;
+  if (next < parts.size() && (parts[next] == "pinned" || parts[next] == "pageable")) {
+    if (config.device != DeviceKind::Cuda) throw bad_id(id, "host memory '" + parts[next] + "' applies to cuda only");
+    config.host_memory = parts[next] == "pinned" ? HostMemory::Pinned : HostMemory::Pageable;
+    ++next;
+  }
+  if (next < parts.size() && parse_parallel(id, parts[next], config)) ++next;
+  if (next != parts.size()) throw bad_id(id, "segment '" + parts[next] + "' is not understood");
+  if (config.parallel != ParallelMode::Single && config.precision != Precision::Fp32)
+    throw bad_id(id, "parallel modes are measured in fp32 only");
+  return config;
+}
+
+}  // namespace gpubench

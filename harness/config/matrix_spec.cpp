@@ -1,0 +1,124 @@
+#include "config/matrix_spec.h"
+
+#include <algorithm>
+#include <functional>
+#include <sstream>
+
+#include "config/errors.h"
+
+namespace gpubench {
+namespace {
+
+std::string join(const std::vector<std::string>& items) {
+  std::string text;
+  for (const auto& item : items) text += (text.empty() ? "" : ", ") + item;
+  return text;
+}
+
+// Every technique of the mission, for one workload. Order is the report's row order:
+// baselines first so a reader sees what each technique is compared against.
+std::vector<Config> techniques(const std::string& workload, const MatrixRequest& request) {
+  auto make = [&](DeviceKind device, Precision precision, HostMemory memory, ParallelMode mode, int ranks) {
+    Config config;
+    config.workload = workload;
+    config.device = device;
+    config.precision = precision;
+    config.host_memory = memory;
+    config.parallel = mode;
+    config.world_size = ranks;
+    return config;
+  };
+  const int gpu_ranks = std::max(1, request.cuda_devices);
+  using D = DeviceKind;
+  using P = Precision;
+  using H = HostMemory;
+  using M = ParallelMode;
+  return {
+      make(D::Cpu, P::Fp32, H::Pageable, M::Single, 1),
+      make(D::Cpu, P::Bf16, H::Pageable, M::Single, 1),
+      make(D::Cpu, P::Fp32, H::Pageable, M::Ddp, request.cpu_ddp_ranks),
+      make(D::Cuda, P::Fp32, H::Pageable, M::Single, 1),
+      make(D::Cuda, P::Fp32, H::Pinned, M::Single, 1),
+      make(D::Cuda, P::AmpFp16, H::Pinned, M::Single, 1),
+      make(D::Cuda, P::AmpBf16, H::Pinned, M::Single, 1),
+      make(D::Cuda, P::Fp32, H::Pinned, M::DataParallel, 1),
+      make(D::Cuda, P::Fp32, H::Pinned, M::Ddp, gpu_ranks),
+  };
+}
+
+using GroupFilter = std::function<bool(const Config&)>;
+
+const std::vector<std::pair<std::string, GroupFilter>>& groups() {
+  static const std::vector<std::pair<std::string, GroupFilter>> table = {
+      {"all", [](const Config&) { return true; }},
+      {"cpu", [](const Config& c) { return c.device == DeviceKind::Cpu; }},
+      {"gpu", [](const Config& c) { return c.device == DeviceKind::Cuda; }},
+      // fp32 baselines are included so every mixed-precision row has its comparison.
+      {"amp", [](const Config& c) { return c.parallel == ParallelMode::Single && (c.device == DeviceKind::Cpu || c.host_memory == HostMemory::Pinned); }},
+      {"pinned", [](const Config& c) { return c.device == DeviceKind::Cuda && c.precision == Precision::Fp32 && c.parallel == ParallelMode::Single; }},
+      // single-process baselines are included so dp and ddp rows have their comparison.
+      {"parallel", [](const Config& c) { return c.precision == Precision::Fp32 && (c.device == DeviceKind::Cpu || c.host_memory == HostMemory::Pinned); }},
+  };
+  return table;
+}
+
+std::vector<std::string> split_list(const std::string& text) {
+  std::vector<std::string> items;
+  std::stringstream stream(text);
+  std::string item;
+  while (std::getline(stream, item, ',')) {
+    item.erase(0, item.find_first_not_of(" \t"));
+    item.erase(item.find_last_not_of(" \t") + 1);
+    if (!item.empty()) items.push_back(item);
+  }
+  return items;
+}
+
+void add_unique(std::vector<Config>& configs, const Config& config) {
+  if (std::find(configs.begin(), configs.end(), config) == configs.end()) configs.push_back(config);
+}
+
+}  // namespace
+
+const std::vector<std::string>& matrix_groups() {
+  static const std::vector<std::string> names = [] {
+    std::vector<std::string> out;
+    for (const auto& group : groups()) out.push_back(group.first);
+    return out;
+  }();
+  return names;
+}
+
+std::vector<Config> expand_matrix(const MatrixRequest& request) {
+  const auto items = split_list(request.spec);
+  if (items.empty())
+    throw UsageError("--matrix '" + request.spec + "' is empty: expected all, a group (" + join(matrix_groups()) +
+                     ") or a comma list of config ids");
+  for (const auto& workload : request.workloads)
+    if (std::find(request.known_workloads.begin(), request.known_workloads.end(), workload) ==
+        request.known_workloads.end())
+      throw UsageError("--workload '" + workload + "' is unknown: expected one of " + join(request.known_workloads));
+
+  std::vector<Config> configs;
+  for (const auto& item : items) {
+    const auto group = std::find_if(groups().begin(), groups().end(), [&](const auto& g) { return g.first == item; });
+    if (group != groups().end()) {
+      for (const auto& workload : request.workloads)
+        for (const auto& config : techniques(workload, request))
+          if (group->second(config)) add_unique(configs, config);
+      continue;
+    }
+    if (item.find('/') == std::string::npos)
+      throw UsageError("--matrix item '" + item + "' is neither a group (" + join(matrix_groups()) +
+                       ") nor a config id like mlp/cpu/fp32");
+    const Config config = Config::parse(item);
+    if (std::find(request.known_workloads.begin(), request.known_workloads.end(), config.workload) ==
+        request.known_workloads.end())
+      throw UsageError("config id '" + item + "': workload '" + config.workload + "' is unknown, expected one of " +
+                       join(request.known_workloads));
+    add_unique(configs, config);
+  }
+  return configs;
+}
+
+}  // namespace gpubench

@@ -1,0 +1,32 @@
+#include "config/run_settings.h"
+
+#include "config/errors.h"
+
+namespace gpubench {
+
+std::string to_string(Preset preset) {
+  switch (preset) {
+    case Preset::Quick: return "quick";
+    case Preset::Default: return "default";
+    case Preset::Full: return "full";
+  }
+  return "?";
+}
+
+Preset parse_preset(const std::string& text) {
+  if (text == "quick") return Preset::Quick;
+  if (text == "default") return Preset::Default;
+  if (text == "full") return Preset::Full;
+  throw UsageError("--preset '" + text + "' is unknown: expected quick, default or full");
+}
+
+PresetScale preset_scale(Preset preset) {
+  switch (preset) {
+    case Preset::Quick: return {2, 12, 0.25};
+    case Preset::Default: return {5, 60, 1.0};
+    case Preset::Full: return {10, 300, 4.0};
+  }
+  return {5, 60, 1.0};
+}
+
+}  // namespace gpubench
