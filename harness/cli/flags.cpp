@@ -1,0 +1,142 @@
+#include "cli/flags.h"
+
+#include <CLI/CLI.hpp>
+
+#include "config/errors.h"
+
+namespace gpubench {
+namespace {
+
+std::vector<std::string> split_commas(const std::string& text) {
+  std::vector<std::string> items;
+  std::string item;
+  for (char ch : text + ",") {
+    if (ch != ',') {
+      item += ch;
+      continue;
+    }
+    if (!item.empty()) items.push_back(item);
+    item.clear();
+  }
+  return items;
+}
+
+// Flags are read as text and converted here so every bad value gets the same kind of
+// message: the flag, the value, and what was expected.
+struct RawFlags {
+  std::string workload, preset = "default", steps, warmup, batch_size, threads, workers, seed, timeout;
+};
+
+void add_settings_flags(CLI::App& app, RawFlags& raw, CliOptions& options) {
+  app.add_option("--workload", raw.workload, "Comma list of workloads: mlp,cnn,transformer (default: all)");
+  app.add_option("--preset", raw.preset, "quick | default | full: steps and dataset sizes (models never change)");
+  app.add_option("--steps", raw.steps, "Measured steps per config (default: preset's)");
+  app.add_option("--warmup", raw.warmup, "Warm-up steps excluded from statistics (default: preset's)");
+  app.add_option("--batch-size", raw.batch_size, "Batch size per process (default: the workload's)");
+  app.add_option("--threads", raw.threads, "LibTorch intra-op threads (default: all cores)");
+  app.add_option("--workers", raw.workers, "DataLoader worker threads (default: 0, load on the training thread)");
+  app.add_option("--seed", raw.seed, "Seed for data, init and shuffling (default: 42)");
+  app.add_option("--data", options.settings.data_dir, "Folder with MNIST IDX files (train-images-idx3-ubyte, train-labels-idx1-ubyte) for mlp");
+  app.add_option("--config-timeout", raw.timeout, "Seconds before a config's process is killed and marked failed (default: 1800)");
+}
+
+void apply_settings(const RawFlags& raw, CliOptions& options) {
+  RunSettings& s = options.settings;
+  options.workloads = split_commas(raw.workload);
+  if (!raw.workload.empty() && options.workloads.empty())
+    throw UsageError("--workload '" + raw.workload + "' names no workload: expected e.g. mlp,cnn");
+  s.preset = parse_preset(raw.preset);
+  if (!raw.steps.empty()) s.steps = static_cast<int>(parse_integer("--steps", raw.steps, 1, 1000000));
+  if (!raw.warmup.empty()) s.warmup = static_cast<int>(parse_integer("--warmup", raw.warmup, 0, 1000000));
+  if (!raw.batch_size.empty()) s.batch_size = static_cast<int>(parse_integer("--batch-size", raw.batch_size, 1, 1 << 24));
+  if (!raw.threads.empty()) s.threads = static_cast<int>(parse_integer("--threads", raw.threads, 1, 4096));
+  if (!raw.workers.empty()) s.workers = static_cast<int>(parse_integer("--workers", raw.workers, 0, 256));
+  if (!raw.seed.empty()) s.seed = static_cast<std::uint64_t>(parse_integer("--seed", raw.seed, 0, (1LL << 62)));
+  if (!raw.timeout.empty()) s.config_timeout_s = static_cast<double>(parse_integer("--config-timeout", raw.timeout, 1, 7 * 24 * 3600));
+}
+
+}  // namespace
+
+long long parse_integer(const std::string& flag, const std::string& text, long long min, long long max) {
+  std::size_t used = 0;
+  long long value = 0;
+  bool ok = !text.empty();
+  try {
+    value = std::stoll(text, &used);
+  } catch (const std::exception&) {
+    ok = false;
+  }
+  if (!ok || used != text.size() || value < min || value > max)
+    throw UsageError(flag + " '" + text + "' is invalid: expected a whole number from " + std::to_string(min) + " to " +
+                     std::to_string(max));
+  return value;
+}
+
+CliOptions parse_command_line(int argc, const char* const* argv) {
+  CliOptions options;
+  RawFlags raw;
+  CLI::App app{"gpubench: what each deep-learning training technique buys on this machine"};
+  app.set_version_flag("--version", std::string("gpubench ") + GPUBENCH_VERSION);
+  app.add_option("--matrix", options.matrix_spec,
+                 "all | cpu | gpu | amp | pinned | parallel | comma list of config ids (default: all)");
+  bool list = false;
+  app.add_flag("--list", list, "Print the configs SPEC expands to and whether each can run here; run nothing");
+  add_settings_flags(app, raw, options);
+  app.add_option("--out", options.out, "JSON report path, written atomically after every config (default: gpubench-report.json)");
+  app.add_option("--format", options.format, "stdout format: table | json | markdown (default: table on a terminal, else json)");
+  app.add_flag("--strict", options.strict, "Exit 1 if any config failed");
+  app.add_option("--child-config", options.child_config)->group("");
+  app.add_option("--child-result", options.child_result)->group("");
+
+  CLI::App* compare = app.add_subcommand("compare", "Compare two reports; exit 1 on a real slowdown, not on noise");
+  compare->add_option("BASE", options.compare_base, "Baseline report (JSON)")->required();
+  compare->add_option("NEW", options.compare_new, "New report (JSON)")->required();
+  compare->add_option("--threshold", options.compare_threshold, "Smallest change that counts, e.g. 5% (default 5%)");
+  compare->add_option("--metric", options.compare_metric, "samples_per_s | step_ms (default samples_per_s)");
+  compare->add_option("--format", options.format, "table | markdown | json");
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp&) {
+    options.command = CliOptions::Command::Help;
+    options.help_text = app.help();
+    return options;
+  } catch (const CLI::CallForVersion&) {
+    options.command = CliOptions::Command::Version;
+    return options;
+  } catch (const CLI::ParseError& error) {
+    throw UsageError(std::string(error.what()) + " (see gpubench --help)");
+  }
+  if (options.format != "" && options.format != "table" && options.format != "json" && options.format != "markdown")
+    throw UsageError("--format '" + options.format + "' is unknown: expected table, json or markdown");
+  if (compare->parsed()) {
+    options.command = CliOptions::Command::Compare;
+    return options;
+  }
+  apply_settings(raw, options);
+  if (!options.child_config.empty() || !options.child_result.empty()) {
+    if (options.child_config.empty() || options.child_result.empty())
+      throw UsageError("--child-config and --child-result go together (internal flags)");
+    options.command = CliOptions::Command::Child;
+  } else if (list) {
+    options.command = CliOptions::Command::List;
+  }
+  return options;
+}
+
+std::vector<std::string> settings_to_args(const RunSettings& s) {
+  std::vector<std::string> args = {"--preset", to_string(s.preset), "--seed", std::to_string(s.seed)};
+  const auto add = [&](const char* flag, long long value) {
+    args.push_back(flag);
+    args.push_back(std::to_string(value));
+  };
+  if (s.steps > 0) add("--steps", s.steps);
+  if (s.warmup >= 0) add("--warmup", s.warmup);
+  if (s.batch_size > 0) add("--batch-size", s.batch_size);
+  if (s.threads > 0) add("--threads", s.threads);
+  add("--workers", s.workers);
+  if (!s.data_dir.empty()) args.insert(args.end(), {"--data", s.data_dir});
+  return args;
+}
+
+}  // namespace gpubench

@@ -1,0 +1,38 @@
+#pragma once
+#include <string>
+#include <vector>
+
+#include "config/run_settings.h"
+
+namespace gpubench {
+
+// Everything the command line says, validated. Parsing never runs anything.
+struct CliOptions {
+  enum class Command { Matrix, List, Version, Help, Child, Compare };
+  Command command = Command::Matrix;
+  std::string help_text;
+
+  std::string matrix_spec = "all";
+  std::vector<std::string> workloads;  // empty = all
+  RunSettings settings;
+  std::string out = "gpubench-report.json";
+  std::string format;  // empty = table on a TTY, json otherwise
+  bool strict = false;
+
+  // Hidden: set by the parent when it re-executes itself for one config.
+  std::string child_config, child_result;
+
+  // compare BASE NEW
+  std::string compare_base, compare_new, compare_threshold = "5%", compare_metric = "samples_per_s";
+};
+
+// Throws UsageError (exit code 2) naming the bad flag/value and what was expected.
+CliOptions parse_command_line(int argc, const char* const* argv);
+
+// The settings flags that reproduce `settings` in a child process.
+std::vector<std::string> settings_to_args(const RunSettings& settings);
+
+// Parses a whole number in [min, max] for `flag`; throws UsageError otherwise.
+long long parse_integer(const std::string& flag, const std::string& text, long long min, long long max);
+
+}  // namespace gpubench

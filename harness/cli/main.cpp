@@ -1,0 +1,48 @@
+// gpubench: runs one real training workload under every configuration this machine can
+// run and reports what each technique buys. Exit codes: 0 ok; 1 regression (compare) or a
+// failed config with --strict; 2 usage or input error.
+#include <iostream>
+
+#include "cli/compare_command.h"
+#include "cli/flags.h"
+#include "cli/matrix_command.h"
+#include "config/errors.h"
+
+namespace {
+
+std::string joined_command_line(int argc, char** argv) {
+  std::string text;
+  for (int i = 0; i < argc; ++i) text += (i ? " " : "") + std::string(argv[i]);
+  return text;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  using gpubench::CliOptions;
+  try {
+    const CliOptions options = gpubench::parse_command_line(argc, argv);
+    switch (options.command) {
+      case CliOptions::Command::Help:
+        std::cout << options.help_text;
+        return 0;
+      case CliOptions::Command::Version:
+        std::cout << "gpubench " << GPUBENCH_VERSION << "\n";
+        return 0;
+      case CliOptions::Command::Child:
+        return gpubench::run_child_command(options);
+      case CliOptions::Command::Compare:
+        return gpubench::run_compare_command(options);
+      case CliOptions::Command::Matrix:
+      case CliOptions::Command::List:
+        return gpubench::run_matrix_command(options, joined_command_line(argc, argv));
+    }
+  } catch (const gpubench::UsageError& error) {
+    std::cerr << "gpubench: error: " << error.what() << "\n";
+    return 2;
+  } catch (const std::exception& error) {
+    std::cerr << "gpubench: fatal: " << error.what() << "\n";
+    return 1;
+  }
+  return 0;
+}

@@ -1,0 +1,131 @@
+#include "cli/matrix_command.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <iostream>
+
+#include <fmt/format.h>
+
+#include "config/errors.h"
+#include "config/matrix_spec.h"
+#include "device/env_record.h"
+#include "io/atomic_file.h"
+#include "reports/report.h"
+#include "reports/report_format.h"
+#include "run/capability.h"
+#include "run/child_process.h"
+#include "run/config_runner.h"
+#include "run/matrix_runner.h"
+#include "workloads/data/mnist.h"
+#include "workloads/workload.h"
+
+namespace gpubench {
+namespace {
+
+std::vector<std::string> selected_workloads(const CliOptions& options) {
+  return options.workloads.empty() ? workload_names() : options.workloads;
+}
+
+// Everything that can be wrong with the inputs is found here, before an hour of runs.
+void validate_inputs(const CliOptions& options, const std::vector<Config>& configs) {
+  std::vector<std::string> workloads;
+  for (const auto& config : configs)
+    if (std::find(workloads.begin(), workloads.end(), config.workload) == workloads.end())
+      workloads.push_back(config.workload);
+  const auto& data_dir = options.settings.data_dir;
+  if (!data_dir.empty() && std::find(workloads.begin(), workloads.end(), "mlp") == workloads.end())
+    throw UsageError("--data '" + data_dir + "' is for the mlp workload (MNIST), which this matrix does not run");
+  for (const auto& name : workloads) {
+    const ResolvedSizes sizes = resolve_sizes(name, options.settings);
+    std::int64_t samples = sizes.dataset_samples;
+    if (name == "mlp" && !data_dir.empty()) samples = static_cast<std::int64_t>(*load_mnist_idx(data_dir).size());
+    if (sizes.batch_size > samples)
+      throw UsageError(fmt::format("--batch-size {} is larger than the {} dataset ({} samples with preset {})",
+                                   sizes.batch_size, name, samples, to_string(options.settings.preset)));
+  }
+  if (options.command != CliOptions::Command::List) check_writable(options.out, "--out");
+}
+
+nlohmann::json matrix_json(const CliOptions& options, const std::vector<Config>& configs, int threads) {
+  nlohmann::json sizes = nlohmann::json::object();
+  for (const auto& name : selected_workloads(options)) {
+    const ResolvedSizes s = resolve_sizes(name, options.settings);
+    sizes[name] = {{"batch_size", s.batch_size}, {"dataset_samples", s.dataset_samples}, {"warmup", s.warmup}, {"steps", s.steps}};
+  }
+  nlohmann::json ids = nlohmann::json::array();
+  for (const auto& config : configs) ids.push_back(config.id());
+  return {{"spec", options.matrix_spec},
+          {"preset", to_string(options.settings.preset)},
+          {"workloads", selected_workloads(options)},
+          {"sizes", sizes},
+          {"seed", options.settings.seed},
+          {"threads", threads},
+          {"workers", options.settings.workers},
+          {"data_dir", options.settings.data_dir},
+          {"config_ids", ids}};
+}
+
+int print_list(const std::vector<Config>& configs, const MachineCapabilities& machine) {
+  for (const auto& config : configs) {
+    const auto reason = skip_reason(config, machine);
+    std::cout << fmt::format("{:<36} {}\n", config.id(), reason ? "skip: " + *reason : "runs here");
+  }
+  return 0;
+}
+
+std::string progress_line(std::size_t index, std::size_t total, const nlohmann::json& row) {
+  std::string line = fmt::format("[{}/{}] {:<34} {}", index + 1, total, row.value("config_id", "?"), row.value("status", "?"));
+  if (row.contains("throughput"))
+    line += fmt::format("  {} samples/s  ({:.1f} s)", format_rate(row["throughput"]["samples_per_s"].value("median", 0.0)),
+                        row.value("child_wall_s", 0.0));
+  if (!row.value("reason", "").empty()) line += "  " + row.value("reason", "");
+  return line;
+}
+
+}  // namespace
+
+int run_matrix_command(const CliOptions& options, const std::string& command_line) {
+  const int threads = apply_thread_setting(options.settings.threads);
+  const MachineCapabilities machine = detect_capabilities();
+  MatrixRequest request;
+  request.spec = options.matrix_spec;
+  request.workloads = selected_workloads(options);
+  request.known_workloads = workload_names();
+  request.cuda_devices = machine.cuda.device_count;
+  const std::vector<Config> configs = expand_matrix(request);
+  validate_inputs(options, configs);
+  if (options.command == CliOptions::Command::List) return print_list(configs, machine);
+
+  MatrixRun run;
+  run.configs = configs;
+  run.settings = options.settings;
+  run.machine = machine;
+  run.child_command = {self_executable()};
+  const auto settings_args = settings_to_args(options.settings);
+  run.child_command.insert(run.child_command.end(), settings_args.begin(), settings_args.end());
+
+  const nlohmann::json env = record_environment(machine.cuda);
+  const nlohmann::json matrix = matrix_json(options, configs, threads);
+  std::vector<nlohmann::json> done;
+  const auto results = run_matrix(run, [&](std::size_t index, const nlohmann::json& row) {
+    std::cerr << progress_line(index, configs.size(), row) << std::endl;
+    done.push_back(row);
+    // Rewritten after every config: an interrupted matrix keeps what it measured.
+    write_file_atomically(options.out, build_report(env, matrix, done, command_line).dump(2) + "\n");
+  });
+  const nlohmann::json report = build_report(env, matrix, results, command_line);
+  write_file_atomically(options.out, report.dump(2) + "\n");
+  const std::string format = !options.format.empty() ? options.format : (isatty(STDOUT_FILENO) ? "table" : "json");
+  std::cout << format_report(report, format) << std::flush;
+  std::cerr << "report written to " << options.out << std::endl;
+  const bool any_failed = std::any_of(results.begin(), results.end(),
+                                      [](const nlohmann::json& row) { return row.value("status", "") == "failed"; });
+  return options.strict && any_failed ? 1 : 0;
+}
+
+int run_child_command(const CliOptions& options) {
+  return run_child_config(Config::parse(options.child_config), options.settings, options.child_result);
+}
+
+}  // namespace gpubench

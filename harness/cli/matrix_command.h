@@ -1,0 +1,16 @@
+#pragma once
+#include <string>
+
+#include "cli/flags.h"
+
+namespace gpubench {
+
+// `gpubench --matrix SPEC ...` and `--list`: expand, validate every input before the
+// first measurement, run each config in a child process, write the report after each
+// config, print it. Returns the exit code.
+int run_matrix_command(const CliOptions& options, const std::string& command_line);
+
+// `--child-config ID --child-result FILE`: one config, in this process.
+int run_child_command(const CliOptions& options);
+
+}  // namespace gpubench

@@ -1,0 +1,91 @@
+#include "device/env_record.h"
+
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include <climits>
+#include <cstdlib>
+#include <fstream>
+#include <set>
+#include <thread>
+
+#include <torch/torch.h>
+#include <torch/version.h>
+
+namespace gpubench {
+namespace {
+
+std::string first_line_value(const std::string& path, const std::string& key) {
+  std::ifstream in(path);
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.rfind(key, 0) != 0) continue;
+    const auto sep = line.find_first_of(":=", key.size());
+    if (sep == std::string::npos) continue;
+    auto value = line.substr(sep + 1);
+    value.erase(0, value.find_first_not_of(" \t\""));
+    value.erase(value.find_last_not_of(" \t\"") + 1);
+    return value;
+  }
+  return "unknown";
+}
+
+std::string os_description() {
+  utsname name{};
+  const std::string kernel = uname(&name) == 0 ? std::string(name.sysname) + " " + name.release : "unknown kernel";
+  return first_line_value("/etc/os-release", "PRETTY_NAME") + " (" + kernel + ")";
+}
+
+}  // namespace
+
+std::string loaded_blas() {
+  // Touch BLAS so a lazily loaded library is mapped before we look.
+  (void)torch::mm(torch::ones({2, 2}), torch::ones({2, 2}));
+  std::ifstream maps("/proc/self/maps");
+  std::string line;
+  std::set<std::string> found;
+  while (std::getline(maps, line)) {
+    const auto slash = line.find('/');
+    if (slash == std::string::npos) continue;
+    const std::string path = line.substr(slash);
+    if (path.find("blas") == std::string::npos && path.find("mkl_core") == std::string::npos) continue;
+    char resolved[PATH_MAX];
+    found.insert(realpath(path.c_str(), resolved) ? resolved : path);
+  }
+  std::string text;
+  for (const auto& path : found) text += (text.empty() ? "" : ", ") + path;
+  return text.empty() ? "none found in /proc/self/maps" : text;
+}
+
+nlohmann::json to_json(const CudaRuntimeInfo& cuda) {
+  nlohmann::json devices = nlohmann::json::array();
+  for (const auto& gpu : cuda.devices)
+    devices.push_back({{"name", gpu.name},
+                       {"memory_bytes", gpu.memory_bytes},
+                       {"compute_capability", std::to_string(gpu.compute_major) + "." + std::to_string(gpu.compute_minor)}});
+  return {{"compiled", cuda.compiled},
+          {"available", cuda.available},
+          {"reason", cuda.reason},
+          {"device_count", cuda.device_count},
+          {"runtime_version", cuda.runtime_version},
+          {"driver_version", cuda.driver_version},
+          {"devices", devices}};
+}
+
+nlohmann::json record_environment(const CudaRuntimeInfo& cuda) {
+  char host[256] = {0};
+  gethostname(host, sizeof(host) - 1);
+  return {{"hostname", host},
+          {"cpu_model", first_line_value("/proc/cpuinfo", "model name")},
+          {"cores", std::thread::hardware_concurrency()},
+          {"threads", at::get_num_threads()},
+          {"interop_threads", at::get_num_interop_threads()},
+          {"torch_version", TORCH_VERSION},
+          {"torch_cuda", static_cast<bool>(GPUBENCH_TORCH_CUDA)},
+          {"blas", loaded_blas()},
+          {"cuda", to_json(cuda)},
+          {"compiler", std::string("g++ ") + __VERSION__},
+          {"os", os_description()}};
+}
+
+}  // namespace gpubench

@@ -1,0 +1,43 @@
+#pragma once
+#include <memory>
+
+#include <torch/torch.h>
+
+#include "workloads/data/tensor_dataset.h"
+
+namespace gpubench {
+
+using Batch = torch::data::Example<>;
+
+// Where the trainer's batches come from. The Data phase is next(); the H2D phase is
+// to_device(). Separate calls so each phase is timed on its own; a pinned, prefetching
+// source overlaps the copy of batch N+1 with step N and only waits here.
+class BatchSource {
+ public:
+  virtual ~BatchSource() = default;
+  virtual Batch next() = 0;
+  virtual Batch to_device(Batch host_batch) = 0;
+};
+
+struct LoaderOptions {
+  std::int64_t batch_size = 0;
+  int workers = 0;
+};
+
+// torch::data DataLoader over a TensorDataset: random (seeded) order, fixed batch size
+// (drop_last), `workers` loader threads, restarting the epoch when it runs out. Copies to
+// the device from ordinary (pageable) host memory.
+class LoaderBatchSource : public BatchSource {
+ public:
+  LoaderBatchSource(TensorDataset dataset, LoaderOptions options, torch::Device device);
+  Batch next() override;
+  Batch to_device(Batch host_batch) override;
+
+ private:
+  using Loader = torch::data::StatelessDataLoader<TensorDataset, torch::data::samplers::RandomSampler>;
+  std::unique_ptr<Loader> loader_;
+  torch::optional<torch::data::Iterator<Batch>> position_;
+  torch::Device device_;
+};
+
+}  // namespace gpubench

@@ -1,0 +1,25 @@
+#pragma once
+#include <string>
+
+#include <nlohmann/json.hpp>
+#include <torch/torch.h>
+
+#include "workloads/workload.h"
+
+namespace gpubench {
+
+struct CheckpointCheck {
+  double save_ms = 0, load_ms = 0;
+  std::uint64_t bytes = 0;
+  bool parameters_equal = false;  // every parameter and buffer bitwise equal
+  bool outputs_equal = false;     // eval-mode outputs on the same batch identical
+  std::string mismatch;           // first difference found, if any
+  nlohmann::json to_json() const;
+};
+
+// Saves model + optimizer with torch's serializer to `path`, loads them into fresh
+// instances made by `workload`, and verifies the round trip bitwise.
+CheckpointCheck check_checkpoint_round_trip(const Workload& workload, Model& trained, torch::optim::Adam& optimizer,
+                                            const torch::Tensor& probe_input, const std::string& path);
+
+}  // namespace gpubench

@@ -1,0 +1,86 @@
+#include "run/child_process.h"
+
+#include <signal.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <chrono>
+#include <climits>
+#include <cstring>
+#include <stdexcept>
+#include <thread>
+
+namespace gpubench {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+bool try_reap(pid_t pid, int& status, rusage& usage) {
+  const pid_t done = wait4(pid, &status, WNOHANG, &usage);
+  if (done == pid) return true;
+  if (done < 0 && errno != EINTR) throw std::runtime_error(std::string("wait4: ") + std::strerror(errno));
+  return false;
+}
+
+}  // namespace
+
+std::string ChildOutcome::describe() const {
+  if (timed_out) return "timed out after " + std::to_string(static_cast<int>(wall_s)) + " s";
+  if (signal != 0) return "killed by signal " + std::to_string(signal) + " (" + strsignal(signal) + ")";
+  return "exit code " + std::to_string(exit_code);
+}
+
+std::string self_executable() {
+  char path[PATH_MAX];
+  const ssize_t length = readlink("/proc/self/exe", path, sizeof(path) - 1);
+  if (length <= 0) throw std::runtime_error("cannot read /proc/self/exe");
+  path[length] = '\0';
+  return path;
+}
+
+ChildOutcome run_child_process(const std::vector<std::string>& argv, double timeout_s) {
+  std::vector<char*> args;
+  for (const auto& arg : argv) args.push_back(const_cast<char*>(arg.c_str()));
+  args.push_back(nullptr);
+
+  const auto start = Clock::now();
+  const pid_t pid = fork();
+  if (pid < 0) throw std::runtime_error(std::string("fork: ") + std::strerror(errno));
+  if (pid == 0) {
+    execv(args[0], args.data());
+    _exit(127);
+  }
+
+  ChildOutcome outcome;
+  int status = 0;
+  rusage usage{};
+  const auto deadline = start + std::chrono::duration<double>(timeout_s);
+  // Poll: a child normally runs for seconds to minutes, so 20 ms granularity costs nothing.
+  while (!try_reap(pid, status, usage)) {
+    if (Clock::now() >= deadline) {
+      outcome.timed_out = true;
+      kill(pid, SIGTERM);
+      const auto grace = Clock::now() + std::chrono::seconds(5);
+      while (!try_reap(pid, status, usage)) {
+        if (Clock::now() >= grace) {
+          kill(pid, SIGKILL);
+          while (wait4(pid, &status, 0, &usage) < 0 && errno == EINTR) {
+          }
+          break;
+        }
+        std::this_thread::sleep_for(std::chrono::milliseconds(20));
+      }
+      break;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  outcome.wall_s = std::chrono::duration<double>(Clock::now() - start).count();
+  outcome.peak_rss_bytes = static_cast<std::uint64_t>(usage.ru_maxrss) * 1024;
+  if (WIFEXITED(status)) outcome.exit_code = WEXITSTATUS(status);
+  if (WIFSIGNALED(status)) outcome.signal = WTERMSIG(status);
+  return outcome;
+}
+
+}  // namespace gpubench

@@ -1,0 +1,143 @@
+#include "run/config_runner.h"
+
+#include <unistd.h>
+
+#include <chrono>
+#include <cmath>
+#include <thread>
+
+#include "config/errors.h"
+#include "profile/host_memory.h"
+#include "profile/phase_timer.h"
+#include "run/checkpoint_check.h"
+#include "run/execution_plan.h"
+#include "run/trainer.h"
+#include "stats/summary.h"
+#include "stats/summary_json.h"
+#include "workloads/workload.h"
+
+namespace gpubench {
+namespace {
+
+nlohmann::json config_json(const Config& config) {
+  return {{"workload", config.workload},
+          {"device", to_string(config.device)},
+          {"precision", to_string(config.precision)},
+          {"host_memory", to_string(config.host_memory)},
+          {"parallel", to_string(config.parallel)},
+          {"world_size", config.world_size}};
+}
+
+nlohmann::json loss_json(const std::vector<double>& losses, int warmup) {
+  nlohmann::json loss = {{"first", losses.front()}, {"last", losses.back()}, {"curve", losses}};
+  // Mean of the first and last quarter of steps: single steps are noisy, these are not.
+  const std::size_t quarter = std::max<std::size_t>(1, losses.size() / 4);
+  double head = 0, tail = 0;
+  for (std::size_t i = 0; i < quarter; ++i) {
+    head += losses[i];
+    tail += losses[losses.size() - 1 - i];
+  }
+  loss["first_quarter_mean"] = head / static_cast<double>(quarter);
+  loss["last_quarter_mean"] = tail / static_cast<double>(quarter);
+  loss["fell"] = tail < head;
+  loss["warmup_steps"] = warmup;
+  return loss;
+}
+
+}  // namespace
+
+int apply_thread_setting(int requested) {
+  const int threads = requested > 0 ? requested : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  at::set_num_threads(threads);
+  return at::get_num_threads();
+}
+
+ResolvedSizes resolve_sizes(const std::string& workload_name, const RunSettings& settings) {
+  const auto workload = make_workload(workload_name);
+  const PresetScale scale = preset_scale(settings.preset);
+  ResolvedSizes sizes;
+  sizes.batch_size = settings.batch_size > 0 ? settings.batch_size : workload->default_batch_size();
+  sizes.dataset_samples = static_cast<std::int64_t>(std::llround(workload->base_dataset_samples() * scale.dataset_scale));
+  sizes.warmup = settings.warmup >= 0 ? settings.warmup : scale.warmup;
+  sizes.steps = settings.steps > 0 ? settings.steps : scale.steps;
+  return sizes;
+}
+
+nlohmann::json run_config_in_process(const Config& config, const RunSettings& settings) {
+  const auto started = std::chrono::steady_clock::now();
+  const int threads = apply_thread_setting(settings.threads);
+  torch::manual_seed(settings.seed);
+
+  const auto workload = make_workload(config.workload);
+  const ResolvedSizes sizes = resolve_sizes(config.workload, settings);
+  const bool real_data = workload->accepts_real_data() && !settings.data_dir.empty();
+  TensorDataset dataset = workload->make_dataset({sizes.dataset_samples, settings.seed, real_data ? settings.data_dir : ""});
+  const auto dataset_samples = static_cast<std::int64_t>(*dataset.size());
+  if (sizes.batch_size > dataset_samples)
+    throw UsageError("--batch-size " + std::to_string(sizes.batch_size) + " is larger than the " + config.workload +
+                     " dataset (" + std::to_string(dataset_samples) + " samples)");
+
+  ExecutionPlan plan = plan_execution(config);
+  Model model = workload->make_model();
+  model.module->to(plan.device);
+  torch::optim::Adam optimizer(model.module->parameters(), torch::optim::AdamOptions(1e-3));
+  auto source = plan.make_batch_source(std::move(dataset), {sizes.batch_size, settings.workers});
+
+  ProbeSet probes;
+  auto timer = std::make_shared<PhaseTimer>();
+  probes.add(timer);
+  for (auto& probe : plan.probes) probes.add(probe);
+
+  TrainerSpec spec;
+  spec.device = plan.device;
+  spec.autocast = plan.autocast;
+  spec.autocast_dtype = plan.autocast_dtype;
+  spec.warmup_steps = sizes.warmup;
+  spec.measured_steps = sizes.steps;
+  spec.config_id = config.id();
+  spec.synchronize = plan.synchronize;
+  spec.data_parallel_devices = plan.data_parallel_devices;
+  Trainer trainer(spec, probes);
+  TrainingRun run = trainer.run(model, optimizer, *workload, *source, *plan.scaler);
+
+  const std::string checkpoint_path =
+      "/tmp/gpubench-checkpoint-" + std::to_string(getpid()) + "-" + std::to_string(std::rand()) + ".pt";
+  const CheckpointCheck checkpoint =
+      check_checkpoint_round_trip(*workload, model, optimizer, run.last_batch.data, checkpoint_path);
+
+  nlohmann::json result;
+  result["config_id"] = config.id();
+  result["config"] = config_json(config);
+  result["status"] = "ok";
+  result["reason"] = "";
+  nlohmann::json workload_json = workload->describe();
+  workload_json["name"] = config.workload;
+  workload_json["batch_size"] = sizes.batch_size;
+  workload_json["global_batch_size"] = sizes.batch_size * config.world_size;
+  workload_json["dataset_samples"] = dataset_samples;
+  workload_json["data_source"] = real_data ? "mnist-idx:" + settings.data_dir : "synthetic(seed=" + std::to_string(settings.seed) + ")";
+  workload_json["parameters"] = model.parameter_count();
+  workload_json["workers"] = settings.workers;
+  result["workload"] = workload_json;
+  result["steps"] = {{"warmup", sizes.warmup}, {"measured", sizes.steps}};
+  result["threads"] = {{"intra_op", threads}, {"inter_op", at::get_num_interop_threads()}};
+  probes.write_result(result);
+  plan.scaler->write_result(result);
+
+  std::vector<double> samples_per_s;
+  for (double ms : timer->step_ms()) samples_per_s.push_back(static_cast<double>(sizes.batch_size * config.world_size) * 1000.0 / ms);
+  result["throughput"]["samples_per_s"] = to_json(summarize(samples_per_s));
+  result["loss"] = loss_json(run.losses, sizes.warmup);
+  result["optimizer_steps_skipped"] = run.optimizer_steps_skipped;
+  result["checkpoint"] = checkpoint.to_json();
+  if (!checkpoint.parameters_equal || !checkpoint.outputs_equal) {
+    // Keep the measurements: the row says what broke and still shows the numbers.
+    result["status"] = "failed";
+    result["reason"] = "checkpoint round trip failed: " + checkpoint.mismatch;
+  }
+  result["memory"]["host_peak_rss_bytes"] = peak_rss_bytes();
+  result["duration_s"] = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  return result;
+}
+
+}  // namespace gpubench

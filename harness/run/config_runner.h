@@ -1,0 +1,26 @@
+#pragma once
+#include <nlohmann/json.hpp>
+
+#include "config/config.h"
+#include "config/run_settings.h"
+
+namespace gpubench {
+
+// Runs one configuration in this process, start to finish: dataset, DataLoader, model,
+// optimizer, training loop with probes, checkpoint round trip. Returns the result object
+// (status "ok"); throws on failure (the caller turns it into status "failed").
+nlohmann::json run_config_in_process(const Config& config, const RunSettings& settings);
+
+// The sizes a config will use, known before running (for validation and --list).
+struct ResolvedSizes {
+  std::int64_t batch_size = 0;
+  std::int64_t dataset_samples = 0;
+  int warmup = 0;
+  int steps = 0;
+};
+ResolvedSizes resolve_sizes(const std::string& workload, const RunSettings& settings);
+
+// Sets intra-op threads (0 = all cores) and returns the number in force.
+int apply_thread_setting(int requested);
+
+}  // namespace gpubench

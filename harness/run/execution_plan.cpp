@@ -1,0 +1,34 @@
+#include "run/execution_plan.h"
+
+#include <stdexcept>
+
+#if GPUBENCH_TORCH_CUDA
+#include "run/cuda_execution_plan.h"
+#endif
+
+namespace gpubench {
+namespace {
+
+ExecutionPlan plan_cpu_execution(const Config& config) {
+  ExecutionPlan plan;
+  plan.device = torch::kCPU;
+  plan.autocast = config.precision == Precision::Bf16;
+  plan.autocast_dtype = torch::kBFloat16;
+  plan.make_batch_source = [](TensorDataset dataset, LoaderOptions options) -> std::unique_ptr<BatchSource> {
+    return std::make_unique<LoaderBatchSource>(std::move(dataset), options, torch::kCPU);
+  };
+  return plan;
+}
+
+}  // namespace
+
+ExecutionPlan plan_execution(const Config& config) {
+  if (config.device == DeviceKind::Cpu) return plan_cpu_execution(config);
+#if GPUBENCH_TORCH_CUDA
+  return plan_cuda_execution(config);
+#else
+  throw std::runtime_error(config.id() + ": this gpubench build's LibTorch has no CUDA");
+#endif
+}
+
+}  // namespace gpubench

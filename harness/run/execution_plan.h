@@ -1,0 +1,34 @@
+#pragma once
+#include <functional>
+#include <memory>
+#include <vector>
+
+#include <torch/torch.h>
+
+#include "config/config.h"
+#include "profile/probe.h"
+#include "run/batch_source.h"
+#include "run/loss_scaler.h"
+
+namespace gpubench {
+
+// How a config executes on this machine: the device, autocast, loss scaling, how
+// batches reach the device, how to wait for the device, and device-specific probes.
+// The CPU plan lives in execution_plan.cpp; the CUDA plan in cuda_execution_plan.cpp,
+// compiled only where LibTorch has CUDA.
+struct ExecutionPlan {
+  torch::Device device = torch::kCPU;
+  bool autocast = false;
+  c10::ScalarType autocast_dtype = torch::kBFloat16;
+  std::function<void()> synchronize = [] {};
+  std::vector<torch::Device> data_parallel_devices;
+  std::unique_ptr<LossScaler> scaler = std::make_unique<PassThroughScaler>();
+  std::vector<std::shared_ptr<Probe>> probes;
+  std::function<std::unique_ptr<BatchSource>(TensorDataset, LoaderOptions)> make_batch_source;
+};
+
+// Throws std::runtime_error when the config cannot run here (the runner checks first,
+// so this is a last line of defence with a clear reason).
+ExecutionPlan plan_execution(const Config& config);
+
+}  // namespace gpubench

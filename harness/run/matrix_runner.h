@@ -1,0 +1,37 @@
+#pragma once
+#include <functional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "config/config.h"
+#include "config/run_settings.h"
+#include "run/capability.h"
+
+namespace gpubench {
+
+struct MatrixRun {
+  std::vector<Config> configs;
+  RunSettings settings;
+  MachineCapabilities machine;
+  // argv that re-executes gpubench for one config: {exe, settings flags...}; the runner
+  // appends --child-config ID --child-result FILE.
+  std::vector<std::string> child_command;
+};
+
+// Runs every config in its own child process (isolation from crashes and OOM, a clean
+// per-config peak RSS). A config that cannot run is `skipped` with its reason; one that
+// throws, crashes or times out is `failed` with its reason; the matrix always goes on.
+// `on_result` is called after each config (progress, incremental report writes).
+std::vector<nlohmann::json> run_matrix(const MatrixRun& run,
+                                       const std::function<void(std::size_t index, const nlohmann::json&)>& on_result);
+
+// A result row for a config that did not produce measurements.
+nlohmann::json status_row(const Config& config, const std::string& status, const std::string& reason);
+
+// The child side: runs one config in this process and writes its result (ok or failed
+// with the exception text) atomically to `result_path`. Returns the process exit code.
+int run_child_config(const Config& config, const RunSettings& settings, const std::string& result_path);
+
+}  // namespace gpubench

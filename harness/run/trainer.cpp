@@ -1,0 +1,63 @@
+#include "run/trainer.h"
+
+#include <cmath>
+
+#include "device/compat.h"
+
+namespace gpubench {
+
+template <class Body>
+auto Trainer::phase(Phase phase, Body&& body) {
+  probes_.phase_begin(phase);
+  if constexpr (std::is_void_v<decltype(body())>) {
+    body();
+    spec_.synchronize();
+    probes_.phase_end(phase);
+  } else {
+    auto result = body();
+    spec_.synchronize();
+    probes_.phase_end(phase);
+    return result;
+  }
+}
+
+TrainingRun Trainer::run(Model& model, torch::optim::Optimizer& optimizer, const Workload& workload,
+                         BatchSource& source, LossScaler& scaler) {
+  TrainingRun run;
+  model.module->train();
+  probes_.run_begin(spec_.config_id);
+  const int total = spec_.warmup_steps + spec_.measured_steps;
+  for (int step = 0; step < total; ++step) {
+    const bool measured = step >= spec_.warmup_steps;
+    probes_.step_begin(step, measured);
+    Batch host = phase(Phase::Data, [&] { return source.next(); });
+    Batch batch = phase(Phase::H2D, [&] { return source.to_device(std::move(host)); });
+    torch::Tensor loss = phase(Phase::Forward, [&] {
+      compat::AutocastScope autocast(spec_.device.type(), spec_.autocast_dtype, spec_.autocast);
+      const auto output = spec_.data_parallel_devices.empty()
+                              ? model.forward(batch.data)
+                              : model.data_parallel_forward(batch.data, spec_.data_parallel_devices);
+      return workload.loss(output, batch.target);
+    });
+    phase(Phase::Backward, [&] {
+      compat::zero_grad_to_none(optimizer);
+      scaler.scale(loss).backward();
+    });
+    phase(Phase::Optimizer, [&] {
+      if (!scaler.step(optimizer)) ++run.optimizer_steps_skipped;
+      scaler.update();
+    });
+    probes_.step_end(step, measured);
+    // Read after the step so the value costs no extra device sync inside a phase.
+    const double value = loss.item<double>();
+    run.losses.push_back(value);
+    if (!std::isfinite(value))
+      throw TrainingFailure("loss became " + std::string(std::isnan(value) ? "NaN" : "inf") + " at step " +
+                            std::to_string(step));
+    if (step == total - 1) run.last_batch = std::move(batch);
+  }
+  probes_.run_end();
+  return run;
+}
+
+}  // namespace gpubench

@@ -1,0 +1,55 @@
+#pragma once
+#include <functional>
+#include <vector>
+
+#include <torch/torch.h>
+
+#include "profile/probe.h"
+#include "run/batch_source.h"
+#include "run/loss_scaler.h"
+#include "workloads/workload.h"
+
+namespace gpubench {
+
+// Thrown when training itself goes wrong (NaN/inf loss): the config fails, the matrix goes on.
+class TrainingFailure : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+struct TrainerSpec {
+  torch::Device device = torch::kCPU;
+  bool autocast = false;
+  c10::ScalarType autocast_dtype = torch::kBFloat16;
+  int warmup_steps = 0;
+  int measured_steps = 1;
+  std::string config_id;
+  // Waits for the device before a phase ends, so wall timers see real durations.
+  std::function<void()> synchronize = [] {};
+  // Set for DataParallel: runs the forward over these devices.
+  std::vector<torch::Device> data_parallel_devices;
+};
+
+struct TrainingRun {
+  std::vector<double> losses;  // every step, warm-up included
+  int optimizer_steps_skipped = 0;
+  Batch last_batch;            // on the device, for the checkpoint's output check
+};
+
+// The seed's loop: next batch -> to device -> forward (autocast) -> loss -> zero_grad /
+// backward (scaled) -> optimizer step; each phase a named scope that every probe sees.
+class Trainer {
+ public:
+  Trainer(TrainerSpec spec, Probe& probes) : spec_(std::move(spec)), probes_(probes) {}
+  TrainingRun run(Model& model, torch::optim::Optimizer& optimizer, const Workload& workload, BatchSource& source,
+                  LossScaler& scaler);
+
+ private:
+  template <class Body>
+  auto phase(Phase phase, Body&& body);
+
+  TrainerSpec spec_;
+  Probe& probes_;
+};
+
+}  // namespace gpubench

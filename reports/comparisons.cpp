@@ -1,0 +1,83 @@
+#include "reports/comparisons.h"
+
+#include <algorithm>
+#include <string>
+#include <vector>
+
+namespace gpubench {
+namespace {
+
+// Pairs by config-id suffix (after "<workload>/"): kind, baseline, candidate.
+struct PairRule {
+  const char* kind;
+  const char* baseline;
+  const char* candidate;
+};
+
+const std::vector<PairRule>& pair_rules() {
+  static const std::vector<PairRule> rules = {
+      {"bf16_vs_fp32", "cpu/fp32", "cpu/bf16"},
+      {"ddp_vs_single", "cpu/fp32", "cpu/fp32/ddp-2"},
+      {"gpu_vs_cpu", "cpu/fp32", "cuda/fp32/pinned"},
+      {"pinned_vs_pageable", "cuda/fp32/pageable", "cuda/fp32/pinned"},
+      {"amp_fp16_vs_fp32", "cuda/fp32/pinned", "cuda/amp-fp16/pinned"},
+      {"amp_bf16_vs_fp32", "cuda/fp32/pinned", "cuda/amp-bf16/pinned"},
+      {"dp_vs_single", "cuda/fp32/pinned", "cuda/fp32/pinned/dp"},
+      {"ddp_vs_single", "cuda/fp32/pinned", "cuda/fp32/pinned/ddp-1"},
+      {"ddp_vs_dp", "cuda/fp32/pinned/dp", "cuda/fp32/pinned/ddp-1"},
+  };
+  return rules;
+}
+
+const nlohmann::json* find_ok(const nlohmann::json& results, const std::string& id) {
+  for (const auto& row : results)
+    if (row.value("config_id", "") == id && row.value("status", "") == "ok") return &row;
+  return nullptr;
+}
+
+double median_throughput(const nlohmann::json& row) {
+  return row["throughput"]["samples_per_s"].value("median", 0.0);
+}
+
+double memory_value(const nlohmann::json& row, const std::string& metric) {
+  return row.value("memory", nlohmann::json::object()).value(metric, 0.0);
+}
+
+// Device memory when both rows measured it (GPU vs GPU), otherwise host peak RSS, so a
+// ratio never mixes the two.
+std::string memory_metric(const nlohmann::json& base, const nlohmann::json& candidate) {
+  const std::string device_metric = "cuda_peak_allocated_bytes";
+  const auto has = [&](const nlohmann::json& row) { return row.value("memory", nlohmann::json::object()).contains(device_metric); };
+  return has(base) && has(candidate) ? device_metric : "host_peak_rss_bytes";
+}
+
+}  // namespace
+
+nlohmann::json compute_comparisons(const nlohmann::json& results) {
+  nlohmann::json comparisons = nlohmann::json::array();
+  std::vector<std::string> workloads;
+  for (const auto& row : results) {
+    const std::string workload = row["config"].value("workload", "");
+    if (std::find(workloads.begin(), workloads.end(), workload) == workloads.end()) workloads.push_back(workload);
+  }
+  for (const auto& workload : workloads) {
+    for (const auto& rule : pair_rules()) {
+      const auto* base = find_ok(results, workload + "/" + rule.baseline);
+      const auto* candidate = find_ok(results, workload + "/" + rule.candidate);
+      if (base == nullptr || candidate == nullptr) continue;
+      const double base_rate = median_throughput(*base);
+      const std::string metric = memory_metric(*base, *candidate);
+      const double base_memory = memory_value(*base, metric);
+      comparisons.push_back({{"kind", rule.kind},
+                             {"workload", workload},
+                             {"baseline", (*base)["config_id"]},
+                             {"candidate", (*candidate)["config_id"]},
+                             {"speedup", base_rate > 0 ? median_throughput(*candidate) / base_rate : 0.0},
+                             {"memory_metric", metric},
+                             {"memory_ratio", base_memory > 0 ? memory_value(*candidate, metric) / base_memory : 0.0}});
+    }
+  }
+  return comparisons;
+}
+
+}  // namespace gpubench

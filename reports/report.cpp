@@ -1,0 +1,35 @@
+#include "reports/report.h"
+
+#include <ctime>
+
+#include "reports/comparisons.h"
+
+namespace gpubench {
+namespace {
+
+std::string utc_now() {
+  const std::time_t now = std::time(nullptr);
+  std::tm tm{};
+  gmtime_r(&now, &tm);
+  char text[32];
+  std::strftime(text, sizeof(text), "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return text;
+}
+
+}  // namespace
+
+nlohmann::json build_report(const nlohmann::json& env, const nlohmann::json& matrix,
+                            const std::vector<nlohmann::json>& results, const std::string& command_line) {
+  nlohmann::json report;
+  report["schema_version"] = kReportSchemaVersion;
+  report["tool"] = {{"name", "gpubench"}, {"version", GPUBENCH_VERSION}, {"git_commit", git_commit()}};
+  report["created_utc"] = utc_now();
+  report["command"] = command_line;
+  report["env"] = env;
+  report["matrix"] = matrix;
+  report["results"] = results;
+  report["comparisons"] = compute_comparisons(report["results"]);
+  return report;
+}
+
+}  // namespace gpubench

@@ -1,0 +1,78 @@
+#include "reports/report_rows.h"
+
+#include <algorithm>
+
+#include <fmt/format.h>
+
+#include "reports/report_format.h"
+
+namespace gpubench {
+namespace {
+
+std::string phase_shares(const nlohmann::json& phases) {
+  static const std::vector<std::pair<const char*, const char*>> names = {
+      {"data", "data"}, {"h2d", "h2d"}, {"forward", "fwd"}, {"backward", "bwd"}, {"optimizer", "opt"}};
+  std::string text;
+  for (const auto& [key, label] : names) {
+    if (!phases.contains(key)) continue;
+    text += fmt::format("{}{} {:.0f}%", text.empty() ? "" : " ", label, phases[key].value("share", 0.0) * 100);
+  }
+  return text;
+}
+
+}  // namespace
+
+RowCells row_cells(const nlohmann::json& row, const nlohmann::json& comparisons) {
+  RowCells cells;
+  cells.config_id = row.value("config_id", "?");
+  cells.workload = row.contains("config") ? row["config"].value("workload", "") : "";
+  cells.status = row.value("status", "?");
+  cells.note = row.value("reason", "");
+  if (!row.contains("throughput")) {
+    cells.samples_per_s = cells.step_ms = cells.phases = cells.loss = cells.peak_memory = cells.speedup = "-";
+    return cells;
+  }
+  const auto& rate = row["throughput"]["samples_per_s"];
+  cells.samples_per_s = fmt::format("{} [{}-{}]", format_rate(rate.value("median", 0.0)),
+                                    format_rate(rate.value("p10", 0.0)), format_rate(rate.value("p90", 0.0)));
+  cells.step_ms = fmt::format("{:.2f}", row["step_ms"].value("median", 0.0));
+  cells.phases = phase_shares(row.value("phases", nlohmann::json::object()));
+  if (row.contains("loss"))
+    cells.loss = fmt::format("{:.3f} -> {:.3f}", row["loss"].value("first", 0.0), row["loss"].value("last", 0.0));
+  const auto& memory = row.value("memory", nlohmann::json::object());
+  cells.peak_memory = memory.contains("cuda_peak_allocated_bytes")
+                          ? format_bytes(memory["cuda_peak_allocated_bytes"].get<double>()) + " (gpu)"
+                          : format_bytes(memory.value("host_peak_rss_bytes", 0.0)) + " (rss)";
+  cells.speedup = "-";
+  for (const auto& comparison : comparisons)
+    if (comparison.value("candidate", "") == cells.config_id) {
+      cells.speedup = fmt::format("{:.2f}x vs {}", comparison.value("speedup", 0.0), comparison.value("baseline", ""));
+      break;
+    }
+  return cells;
+}
+
+std::string align_columns(const std::vector<std::vector<std::string>>& rows) {
+  std::vector<std::size_t> widths;
+  for (const auto& row : rows)
+    for (std::size_t c = 0; c < row.size(); ++c) {
+      if (widths.size() <= c) widths.push_back(0);
+      widths[c] = std::max(widths[c], row[c].size());
+    }
+  std::string text;
+  for (std::size_t r = 0; r < rows.size(); ++r) {
+    std::string line;
+    for (std::size_t c = 0; c < rows[r].size(); ++c)
+      line += (c ? "  " : "") + rows[r][c] + std::string(widths[c] - rows[r][c].size(), ' ');
+    line.erase(line.find_last_not_of(' ') + 1);
+    text += line + "\n";
+    if (r == 0) {
+      std::size_t total = 0;
+      for (std::size_t w : widths) total += w + 2;
+      text += std::string(total - 2, '-') + "\n";
+    }
+  }
+  return text;
+}
+
+}  // namespace gpubench

@@ -1,0 +1,27 @@
+#pragma once
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace gpubench {
+
+// One result row as display cells, shared by the table and markdown printers so both
+// say the same thing.
+struct RowCells {
+  std::string config_id, workload, status;
+  std::string samples_per_s;   // "1234.5 [1200.1-1250.0]" or "-"
+  std::string step_ms;         // median
+  std::string phases;          // "data 2% h2d 0% fwd 30% bwd 55% opt 13%"
+  std::string loss;            // "2.31 -> 0.52"
+  std::string peak_memory;     // device peak where measured, else host RSS
+  std::string speedup;         // vs the comparison baseline this row is a candidate of
+  std::string note;            // reason for skipped/failed rows, warnings otherwise
+};
+
+RowCells row_cells(const nlohmann::json& row, const nlohmann::json& comparisons);
+
+// Column-aligned text with a header row and a rule under it.
+std::string align_columns(const std::vector<std::vector<std::string>>& rows);
+
+}  // namespace gpubench

@@ -1,0 +1,33 @@
+#include <fmt/format.h>
+
+#include "reports/report_format.h"
+#include "reports/report_rows.h"
+
+namespace gpubench {
+
+std::string format_report_table(const nlohmann::json& report) {
+  const auto& comparisons = report.value("comparisons", nlohmann::json::array());
+  std::vector<std::vector<std::string>> rows = {
+      {"config", "status", "samples/s median [p10-p90]", "step ms", "phase shares", "loss first -> last", "peak memory", "note"}};
+  for (const auto& row : report.value("results", nlohmann::json::array())) {
+    const RowCells c = row_cells(row, comparisons);
+    rows.push_back({c.config_id, c.status, c.samples_per_s, c.step_ms, c.phases, c.loss, c.peak_memory, c.note});
+  }
+  const auto& env = report.value("env", nlohmann::json::object());
+  std::string text = fmt::format("gpubench {} · {} · LibTorch {} · {} threads · {}\n\n",
+                                 report["tool"].value("version", "?"), env.value("cpu_model", "?"),
+                                 env.value("torch_version", "?"), env.value("threads", 0),
+                                 report["matrix"].value("preset", "?"));
+  text += align_columns(rows);
+  if (!comparisons.empty()) {
+    std::vector<std::vector<std::string>> pairs = {{"comparison", "workload", "candidate vs baseline", "speedup", "memory ratio"}};
+    for (const auto& c : comparisons)
+      pairs.push_back({c.value("kind", ""), c.value("workload", ""),
+                       c.value("candidate", "") + " vs " + c.value("baseline", ""),
+                       fmt::format("{:.2f}x", c.value("speedup", 0.0)), fmt::format("{:.2f}x", c.value("memory_ratio", 0.0))});
+    text += "\n" + align_columns(pairs);
+  }
+  return text;
+}
+
+}  // namespace gpubench

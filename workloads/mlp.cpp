@@ -1,0 +1,32 @@
+#include "workloads/mlp.h"
+
+#include "workloads/data/mnist.h"
+#include "workloads/data/synthetic_images.h"
+
+namespace gpubench {
+
+void MlpImpl::reset() {
+  fc1 = register_module("fc1", torch::nn::Linear(784, 1024));
+  fc2 = register_module("fc2", torch::nn::Linear(1024, 1024));
+  fc3 = register_module("fc3", torch::nn::Linear(1024, 10));
+}
+
+torch::Tensor MlpImpl::forward(const torch::Tensor& images) {
+  auto x = images.flatten(1);
+  x = torch::relu(fc1(x));
+  x = torch::relu(fc2(x));
+  return fc3(x);
+}
+
+TensorDataset MlpWorkload::make_dataset(const DatasetRequest& request) const {
+  if (!request.data_dir.empty()) return load_mnist_idx(request.data_dir);
+  return make_class_pattern_images(request.samples, {1, 28, 28}, 10, request.seed);
+}
+
+nlohmann::json MlpWorkload::describe() const {
+  return {{"definition", "MLP 784-1024-1024-10, ReLU, MNIST-shaped 1x28x28 input, cross-entropy, Adam lr 1e-3"},
+          {"input_shape", {1, 28, 28}},
+          {"classes", 10}};
+}
+
+}  // namespace gpubench

@@ -1,0 +1,26 @@
+#pragma once
+#include "workloads/workload.h"
+
+namespace gpubench {
+
+// 784 -> 1024 -> 1024 -> 10 with ReLU, on MNIST-shaped 1x28x28 inputs (flattened).
+struct MlpImpl : torch::nn::Cloneable<MlpImpl> {
+  MlpImpl() { reset(); }
+  void reset() override;
+  torch::Tensor forward(const torch::Tensor& images);
+  torch::nn::Linear fc1{nullptr}, fc2{nullptr}, fc3{nullptr};
+};
+TORCH_MODULE(Mlp);
+
+class MlpWorkload final : public Workload {
+ public:
+  std::string name() const override { return "mlp"; }
+  std::int64_t default_batch_size() const override { return 256; }
+  std::int64_t base_dataset_samples() const override { return 16384; }
+  Model make_model() const override { return wrap_model(Mlp()); }
+  TensorDataset make_dataset(const DatasetRequest& request) const override;
+  nlohmann::json describe() const override;
+  bool accepts_real_data() const override { return true; }
+};
+
+}  // namespace gpubench

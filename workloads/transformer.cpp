@@ -1,0 +1,69 @@
+#include "workloads/transformer.h"
+
+#include <limits>
+
+#include "workloads/data/synthetic_tokens.h"
+
+namespace gpubench {
+
+void DecoderBlockImpl::reset() {
+  ln1 = register_module("ln1", torch::nn::LayerNorm(torch::nn::LayerNormOptions({shape.d_model})));
+  attention = register_module("attention", torch::nn::MultiheadAttention(shape.d_model, shape.heads));
+  ln2 = register_module("ln2", torch::nn::LayerNorm(torch::nn::LayerNormOptions({shape.d_model})));
+  fc1 = register_module("fc1", torch::nn::Linear(shape.d_model, shape.ffn));
+  fc2 = register_module("fc2", torch::nn::Linear(shape.ffn, shape.d_model));
+}
+
+torch::Tensor DecoderBlockImpl::forward(const torch::Tensor& x, const torch::Tensor& causal_mask) {
+  const auto normed = ln1(x);
+  // need_weights=false: the averaged attention map is not used and costs a reduction.
+  const auto attended = std::get<0>(attention->forward(normed, normed, normed, torch::Tensor(), false, causal_mask));
+  auto h = x + attended;
+  return h + fc2(torch::gelu(fc1(ln2(h))));
+}
+
+void TransformerImpl::reset() {
+  token_embedding = register_module("token_embedding", torch::nn::Embedding(shape.vocab, shape.d_model));
+  position_embedding = register_module("position_embedding", torch::nn::Embedding(shape.seq_len, shape.d_model));
+  blocks = register_module("blocks", torch::nn::ModuleList());
+  for (std::int64_t i = 0; i < shape.layers; ++i) blocks->push_back(DecoderBlock(shape));
+  final_ln = register_module("final_ln", torch::nn::LayerNorm(torch::nn::LayerNormOptions({shape.d_model})));
+  head = register_module("head", torch::nn::Linear(shape.d_model, shape.vocab));
+  causal_mask = register_buffer(
+      "causal_mask", torch::full({shape.seq_len, shape.seq_len}, -std::numeric_limits<float>::infinity()).triu(1));
+}
+
+torch::Tensor TransformerImpl::forward(const torch::Tensor& tokens) {
+  const auto seq = tokens.size(1);
+  const auto positions = torch::arange(seq, tokens.options());
+  auto x = (token_embedding(tokens) + position_embedding(positions)).transpose(0, 1);  // [seq, batch, d]
+  const auto mask = causal_mask.narrow(0, 0, seq).narrow(1, 0, seq);
+  for (const auto& block : *blocks) x = block->as<DecoderBlock>()->forward(x, mask);
+  return head(final_ln(x)).transpose(0, 1);  // [batch, seq, vocab]
+}
+
+TensorDataset TransformerWorkload::make_dataset(const DatasetRequest& request) const {
+  const TransformerShape shape;
+  return make_markov_token_stream(request.samples, shape.seq_len, shape.vocab, request.seed);
+}
+
+torch::Tensor TransformerWorkload::loss(const torch::Tensor& output, const torch::Tensor& targets) const {
+  const auto vocab = output.size(-1);
+  return torch::nn::functional::cross_entropy(output.reshape({-1, vocab}).to(torch::kFloat32), targets.reshape({-1}));
+}
+
+nlohmann::json TransformerWorkload::describe() const {
+  const TransformerShape s;
+  return {{"definition",
+           "decoder-only LM: vocab 4096, d_model 256, 4 heads, 4 pre-LN layers (LN->causal MHA->residual; "
+           "LN->Linear 256->1024, GELU, Linear 1024->256->residual), learned positions, final LN, Linear(256->4096); "
+           "seq 128; next-token cross-entropy; Adam lr 1e-3"},
+          {"vocab", s.vocab},
+          {"d_model", s.d_model},
+          {"heads", s.heads},
+          {"layers", s.layers},
+          {"seq_len", s.seq_len},
+          {"input_shape", {s.seq_len}}};
+}
+
+}  // namespace gpubench

@@ -1,0 +1,52 @@
+#pragma once
+#include "workloads/workload.h"
+
+namespace gpubench {
+
+struct TransformerShape {
+  std::int64_t vocab = 4096, d_model = 256, heads = 4, layers = 4, ffn = 1024, seq_len = 128;
+};
+
+// Pre-LN decoder block: LN -> causal self-attention -> residual; LN -> Linear-GELU-Linear -> residual.
+// Activations are [seq, batch, d_model], the layout LibTorch's MultiheadAttention takes.
+struct DecoderBlockImpl : torch::nn::Cloneable<DecoderBlockImpl> {
+  explicit DecoderBlockImpl(TransformerShape shape) : shape(shape) { reset(); }
+  void reset() override;
+  torch::Tensor forward(const torch::Tensor& x, const torch::Tensor& causal_mask);
+
+  TransformerShape shape;
+  torch::nn::LayerNorm ln1{nullptr}, ln2{nullptr};
+  torch::nn::MultiheadAttention attention{nullptr};
+  torch::nn::Linear fc1{nullptr}, fc2{nullptr};
+};
+TORCH_MODULE(DecoderBlock);
+
+// Decoder-only LM: token + learned position embeddings, pre-LN blocks, final LN, Linear head.
+struct TransformerImpl : torch::nn::Cloneable<TransformerImpl> {
+  explicit TransformerImpl(TransformerShape shape = {}) : shape(shape) { reset(); }
+  void reset() override;
+  // tokens [batch, seq] int64 -> logits [batch, seq, vocab]
+  torch::Tensor forward(const torch::Tensor& tokens);
+
+  TransformerShape shape;
+  torch::nn::Embedding token_embedding{nullptr}, position_embedding{nullptr};
+  torch::nn::ModuleList blocks{nullptr};
+  torch::nn::LayerNorm final_ln{nullptr};
+  torch::nn::Linear head{nullptr};
+  torch::Tensor causal_mask;  // buffer [seq, seq]: -inf above the diagonal
+};
+TORCH_MODULE(Transformer);
+
+class TransformerWorkload final : public Workload {
+ public:
+  std::string name() const override { return "transformer"; }
+  std::int64_t default_batch_size() const override { return 32; }
+  std::int64_t base_dataset_samples() const override { return 2048; }
+  Model make_model() const override { return wrap_model(Transformer()); }
+  TensorDataset make_dataset(const DatasetRequest& request) const override;
+  // Next-token cross-entropy over every position.
+  torch::Tensor loss(const torch::Tensor& output, const torch::Tensor& targets) const override;
+  nlohmann::json describe() const override;
+};
+
+}  // namespace gpubench
