@@ -3,6 +3,7 @@
 #include <CLI/CLI.hpp>
 
 #include "config/errors.h"
+#include "profile/cuda_profiler_range.h"
 
 namespace gpubench {
 namespace {
@@ -37,22 +38,28 @@ void add_settings_flags(CLI::App& app, RawFlags& raw, CliOptions& options) {
   app.add_option("--workers", raw.workers, "DataLoader worker threads (default: 0, load on the training thread)");
   app.add_option("--seed", raw.seed, "Seed for data, init and shuffling (default: 42)");
   app.add_option("--data", options.settings.data_dir, "Folder with MNIST IDX files (train-images-idx3-ubyte, train-labels-idx1-ubyte) for mlp");
+  app.add_option("--profile-steps", options.settings.profile_steps,
+                 "A:B: cudaProfilerStart/Stop around steps A..B, for nsys --capture-range=cudaProfilerApi");
+  app.add_flag("!--no-cupti", options.settings.cupti, "Do not collect CUPTI kernel/memcpy activity on CUDA configs");
   app.add_option("--config-timeout", raw.timeout, "Seconds before a config's process is killed and marked failed (default: 1800)");
 }
 
-void apply_settings(const RawFlags& raw, CliOptions& options) {
+void apply_settings(const CLI::App& app, const RawFlags& raw, CliOptions& options) {
+  // A flag given with an empty value is still given: count(), not emptiness, decides.
+  const auto given = [&](const char* flag) { return app.count(flag) > 0; };
   RunSettings& s = options.settings;
   options.workloads = split_commas(raw.workload);
-  if (!raw.workload.empty() && options.workloads.empty())
+  if (given("--workload") && options.workloads.empty())
     throw UsageError("--workload '" + raw.workload + "' names no workload: expected e.g. mlp,cnn");
   s.preset = parse_preset(raw.preset);
-  if (!raw.steps.empty()) s.steps = static_cast<int>(parse_integer("--steps", raw.steps, 1, 1000000));
-  if (!raw.warmup.empty()) s.warmup = static_cast<int>(parse_integer("--warmup", raw.warmup, 0, 1000000));
-  if (!raw.batch_size.empty()) s.batch_size = static_cast<int>(parse_integer("--batch-size", raw.batch_size, 1, 1 << 24));
-  if (!raw.threads.empty()) s.threads = static_cast<int>(parse_integer("--threads", raw.threads, 1, 4096));
-  if (!raw.workers.empty()) s.workers = static_cast<int>(parse_integer("--workers", raw.workers, 0, 256));
-  if (!raw.seed.empty()) s.seed = static_cast<std::uint64_t>(parse_integer("--seed", raw.seed, 0, (1LL << 62)));
-  if (!raw.timeout.empty()) s.config_timeout_s = static_cast<double>(parse_integer("--config-timeout", raw.timeout, 1, 7 * 24 * 3600));
+  if (given("--steps")) s.steps = static_cast<int>(parse_integer("--steps", raw.steps, 1, 1000000));
+  if (given("--warmup")) s.warmup = static_cast<int>(parse_integer("--warmup", raw.warmup, 0, 1000000));
+  if (given("--batch-size")) s.batch_size = static_cast<int>(parse_integer("--batch-size", raw.batch_size, 1, 1 << 24));
+  if (given("--threads")) s.threads = static_cast<int>(parse_integer("--threads", raw.threads, 1, 4096));
+  if (given("--workers")) s.workers = static_cast<int>(parse_integer("--workers", raw.workers, 0, 256));
+  if (given("--seed")) s.seed = static_cast<std::uint64_t>(parse_integer("--seed", raw.seed, 0, (1LL << 62)));
+  if (!s.profile_steps.empty()) (void)parse_profile_steps(s.profile_steps);  // fail now, not per config
+  if (given("--config-timeout")) s.config_timeout_s = static_cast<double>(parse_integer("--config-timeout", raw.timeout, 1, 7 * 24 * 3600));
 }
 
 }  // namespace
@@ -83,10 +90,12 @@ CliOptions parse_command_line(int argc, const char* const* argv) {
   app.add_flag("--list", list, "Print the configs SPEC expands to and whether each can run here; run nothing");
   add_settings_flags(app, raw, options);
   app.add_option("--out", options.out, "JSON report path, written atomically after every config (default: gpubench-report.json)");
+  app.add_option("--trace", options.trace, "Write a Chrome trace-event JSON (Perfetto, chrome://tracing) of every config");
   app.add_option("--format", options.format, "stdout format: table | json | markdown (default: table on a terminal, else json)");
   app.add_flag("--strict", options.strict, "Exit 1 if any config failed");
   app.add_option("--child-config", options.child_config)->group("");
   app.add_option("--child-result", options.child_result)->group("");
+  app.add_option("--child-trace", options.settings.trace_path)->group("");
 
   CLI::App* compare = app.add_subcommand("compare", "Compare two reports; exit 1 on a real slowdown, not on noise");
   compare->add_option("BASE", options.compare_base, "Baseline report (JSON)")->required();
@@ -113,7 +122,7 @@ CliOptions parse_command_line(int argc, const char* const* argv) {
     options.command = CliOptions::Command::Compare;
     return options;
   }
-  apply_settings(raw, options);
+  apply_settings(app, raw, options);
   if (!options.child_config.empty() || !options.child_result.empty()) {
     if (options.child_config.empty() || options.child_result.empty())
       throw UsageError("--child-config and --child-result go together (internal flags)");
@@ -136,6 +145,8 @@ std::vector<std::string> settings_to_args(const RunSettings& s) {
   if (s.threads > 0) add("--threads", s.threads);
   add("--workers", s.workers);
   if (!s.data_dir.empty()) args.insert(args.end(), {"--data", s.data_dir});
+  if (!s.profile_steps.empty()) args.insert(args.end(), {"--profile-steps", s.profile_steps});
+  if (!s.cupti) args.push_back("--no-cupti");
   return args;
 }
 

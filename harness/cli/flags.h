@@ -16,6 +16,7 @@ struct CliOptions {
   std::vector<std::string> workloads;  // empty = all
   RunSettings settings;
   std::string out = "gpubench-report.json";
+  std::string trace;   // Chrome trace-event file for every config's host (and device) spans
   std::string format;  // empty = table on a TTY, json otherwise
   bool strict = false;
 

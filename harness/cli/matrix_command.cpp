@@ -11,6 +11,7 @@
 #include "config/matrix_spec.h"
 #include "device/env_record.h"
 #include "io/atomic_file.h"
+#include "profile/trace_probe.h"
 #include "reports/report.h"
 #include "reports/report_format.h"
 #include "run/capability.h"
@@ -44,14 +45,19 @@ void validate_inputs(const CliOptions& options, const std::vector<Config>& confi
       throw UsageError(fmt::format("--batch-size {} is larger than the {} dataset ({} samples with preset {})",
                                    sizes.batch_size, name, samples, to_string(options.settings.preset)));
   }
-  if (options.command != CliOptions::Command::List) check_writable(options.out, "--out");
+  if (options.command == CliOptions::Command::List) return;
+  check_writable(options.out, "--out");
+  if (!options.trace.empty()) check_writable(options.trace, "--trace");
 }
 
 nlohmann::json matrix_json(const CliOptions& options, const std::vector<Config>& configs, int threads) {
   nlohmann::json sizes = nlohmann::json::object();
   for (const auto& name : selected_workloads(options)) {
     const ResolvedSizes s = resolve_sizes(name, options.settings);
-    sizes[name] = {{"batch_size", s.batch_size}, {"dataset_samples", s.dataset_samples}, {"warmup", s.warmup}, {"steps", s.steps}};
+    sizes[name] = {{"batch_size", s.batch_size},       {"dataset_samples", s.dataset_samples},
+                   {"warmup", s.warmup},               {"min_steps", s.stopping.min_steps},
+                   {"max_steps", s.stopping.max_steps}, {"budget_s", s.stopping.budget_s},
+                   {"exact_steps", s.stopping.exact}};
   }
   nlohmann::json ids = nlohmann::json::array();
   for (const auto& config : configs) ids.push_back(config.id());
@@ -101,6 +107,7 @@ int run_matrix_command(const CliOptions& options, const std::string& command_lin
   run.configs = configs;
   run.settings = options.settings;
   run.machine = machine;
+  run.collect_trace = !options.trace.empty();
   run.child_command = {self_executable()};
   const auto settings_args = settings_to_args(options.settings);
   run.child_command.insert(run.child_command.end(), settings_args.begin(), settings_args.end());
@@ -108,14 +115,19 @@ int run_matrix_command(const CliOptions& options, const std::string& command_lin
   const nlohmann::json env = record_environment(machine.cuda);
   const nlohmann::json matrix = matrix_json(options, configs, threads);
   std::vector<nlohmann::json> done;
-  const auto results = run_matrix(run, [&](std::size_t index, const nlohmann::json& row) {
+  const MatrixOutput output = run_matrix(run, [&](std::size_t index, const nlohmann::json& row) {
     std::cerr << progress_line(index, configs.size(), row) << std::endl;
     done.push_back(row);
     // Rewritten after every config: an interrupted matrix keeps what it measured.
     write_file_atomically(options.out, build_report(env, matrix, done, command_line).dump(2) + "\n");
   });
+  const auto& results = output.results;
   const nlohmann::json report = build_report(env, matrix, results, command_line);
   write_file_atomically(options.out, report.dump(2) + "\n");
+  if (run.collect_trace) {
+    write_chrome_trace(options.trace, output.trace_sets);
+    std::cerr << "trace written to " << options.trace << " (open in https://ui.perfetto.dev or chrome://tracing)" << std::endl;
+  }
   const std::string format = !options.format.empty() ? options.format : (isatty(STDOUT_FILENO) ? "table" : "json");
   std::cout << format_report(report, format) << std::flush;
   std::cerr << "report written to " << options.out << std::endl;

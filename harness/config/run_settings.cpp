@@ -22,11 +22,11 @@ Preset parse_preset(const std::string& text) {
 
 PresetScale preset_scale(Preset preset) {
   switch (preset) {
-    case Preset::Quick: return {2, 12, 0.25};
-    case Preset::Default: return {5, 60, 1.0};
-    case Preset::Full: return {10, 300, 4.0};
+    case Preset::Quick: return {1, 3, 30, 8.0, 0.25};
+    case Preset::Default: return {3, 5, 200, 30.0, 1.0};
+    case Preset::Full: return {10, 10, 1000, 120.0, 4.0};
   }
-  return {5, 60, 1.0};
+  return {3, 5, 200, 30.0, 1.0};
 }
 
 }  // namespace gpubench

@@ -20,12 +20,20 @@ struct RunSettings {
   std::uint64_t seed = 42;
   std::string data_dir;   // real MNIST IDX files for mlp
   double config_timeout_s = 1800;
+  // Profiling
+  std::string profile_steps;  // "A:B": cudaProfilerStart/Stop around these steps
+  bool cupti = true;          // CUPTI activity collection on CUDA configs
+  std::string trace_path;     // child side: where to hand its trace spans to the parent
 };
 
-// The preset's scale: how many steps and how large a dataset. Models never change.
+// The preset's scale: how long to measure and how large a dataset. Models and batch
+// sizes never change. A config measures at least min_steps, then stops when its median is
+// known within ±2% (95% CI) or the time budget is spent, at most max_steps.
 struct PresetScale {
   int warmup;
-  int steps;
+  int min_steps;
+  int max_steps;
+  double budget_s;       // measured time per config
   double dataset_scale;  // multiplies each workload's base dataset size
 };
 PresetScale preset_scale(Preset preset);

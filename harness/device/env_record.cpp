@@ -36,6 +36,15 @@ std::string os_description() {
   return first_line_value("/etc/os-release", "PRETTY_NAME") + " (" + kernel + ")";
 }
 
+// CUPTI needs a driver and a device; without them say so once here (the collector on a
+// CUDA config records its own status, including another profiler holding CUPTI).
+nlohmann::json cupti_availability(const CudaRuntimeInfo& cuda) {
+  const bool compiled = GPUBENCH_CUPTI;
+  if (!compiled) return {{"compiled", false}, {"status", "unavailable"}, {"reason", "built without CUPTI"}};
+  if (!cuda.available) return {{"compiled", true}, {"status", "unavailable"}, {"reason", cuda.reason}};
+  return {{"compiled", true}, {"status", "per_config"}, {"reason", "collected on CUDA configs: see results[].cupti"}};
+}
+
 }  // namespace
 
 std::string loaded_blas() {
@@ -84,6 +93,7 @@ nlohmann::json record_environment(const CudaRuntimeInfo& cuda) {
           {"torch_cuda", static_cast<bool>(GPUBENCH_TORCH_CUDA)},
           {"blas", loaded_blas()},
           {"cuda", to_json(cuda)},
+          {"cupti", cupti_availability(cuda)},
           {"compiler", std::string("g++ ") + __VERSION__},
           {"os", os_description()}};
 }

@@ -8,9 +8,11 @@
 
 #include "config/errors.h"
 #include "profile/host_memory.h"
-#include "profile/phase_timer.h"
+#include "io/atomic_file.h"
+#include "profile/trace_span_json.h"
 #include "run/checkpoint_check.h"
 #include "run/execution_plan.h"
+#include "run/probe_assembly.h"
 #include "run/trainer.h"
 #include "stats/summary.h"
 #include "stats/summary_json.h"
@@ -59,7 +61,10 @@ ResolvedSizes resolve_sizes(const std::string& workload_name, const RunSettings&
   sizes.batch_size = settings.batch_size > 0 ? settings.batch_size : workload->default_batch_size();
   sizes.dataset_samples = static_cast<std::int64_t>(std::llround(workload->base_dataset_samples() * scale.dataset_scale));
   sizes.warmup = settings.warmup >= 0 ? settings.warmup : scale.warmup;
-  sizes.steps = settings.steps > 0 ? settings.steps : scale.steps;
+  sizes.stopping.exact = settings.steps > 0;
+  sizes.stopping.max_steps = settings.steps > 0 ? settings.steps : scale.max_steps;
+  sizes.stopping.min_steps = std::min(scale.min_steps, sizes.stopping.max_steps);
+  sizes.stopping.budget_s = scale.budget_s;
   return sizes;
 }
 
@@ -83,22 +88,22 @@ nlohmann::json run_config_in_process(const Config& config, const RunSettings& se
   torch::optim::Adam optimizer(model.module->parameters(), torch::optim::AdamOptions(1e-3));
   auto source = plan.make_batch_source(std::move(dataset), {sizes.batch_size, settings.workers});
 
-  ProbeSet probes;
-  auto timer = std::make_shared<PhaseTimer>();
-  probes.add(timer);
-  for (auto& probe : plan.probes) probes.add(probe);
+  ConfigProbes config_probes = assemble_probes(config, settings, plan);
+  ProbeSet& probes = config_probes.all;
+  const auto& timer = config_probes.timer;
 
   TrainerSpec spec;
   spec.device = plan.device;
   spec.autocast = plan.autocast;
   spec.autocast_dtype = plan.autocast_dtype;
   spec.warmup_steps = sizes.warmup;
-  spec.measured_steps = sizes.steps;
+  spec.stopping = sizes.stopping;
   spec.config_id = config.id();
   spec.synchronize = plan.synchronize;
   spec.data_parallel_devices = plan.data_parallel_devices;
   Trainer trainer(spec, probes);
   TrainingRun run = trainer.run(model, optimizer, *workload, *source, *plan.scaler);
+  if (config_probes.trace) write_file_atomically(settings.trace_path, to_json(config_probes.trace->span_set()).dump());
 
   const std::string checkpoint_path =
       "/tmp/gpubench-checkpoint-" + std::to_string(getpid()) + "-" + std::to_string(std::rand()) + ".pt";
@@ -119,7 +124,16 @@ nlohmann::json run_config_in_process(const Config& config, const RunSettings& se
   workload_json["parameters"] = model.parameter_count();
   workload_json["workers"] = settings.workers;
   result["workload"] = workload_json;
-  result["steps"] = {{"warmup", sizes.warmup}, {"measured", sizes.steps}};
+  result["steps"] = {{"warmup", sizes.warmup}, {"measured", static_cast<int>(timer->step_ms().size())}};
+  const MedianInterval interval = median_confidence_interval(timer->step_ms());
+  result["stopping"] = {{"reason", run.stop_reason},
+                        {"exact_steps", sizes.stopping.exact},
+                        {"min_steps", sizes.stopping.min_steps},
+                        {"max_steps", sizes.stopping.max_steps},
+                        {"budget_s", sizes.stopping.budget_s},
+                        {"target_relative_ci", sizes.stopping.target_relative_ci},
+                        {"median_ci95_ms", {interval.low, interval.high}},
+                        {"median_ci95_relative", interval.relative_half_width()}};
   result["threads"] = {{"intra_op", threads}, {"inter_op", at::get_num_interop_threads()}};
   probes.write_result(result);
   plan.scaler->write_result(result);

@@ -3,6 +3,7 @@
 
 #include "config/config.h"
 #include "config/run_settings.h"
+#include "stats/stopping_rule.h"
 
 namespace gpubench {
 
@@ -16,7 +17,7 @@ struct ResolvedSizes {
   std::int64_t batch_size = 0;
   std::int64_t dataset_samples = 0;
   int warmup = 0;
-  int steps = 0;
+  StoppingRule stopping;  // exact when --steps was given
 };
 ResolvedSizes resolve_sizes(const std::string& workload, const RunSettings& settings);
 

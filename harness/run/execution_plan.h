@@ -24,6 +24,8 @@ struct ExecutionPlan {
   std::vector<torch::Device> data_parallel_devices;
   std::unique_ptr<LossScaler> scaler = std::make_unique<PassThroughScaler>();
   std::vector<std::shared_ptr<Probe>> probes;
+  // Device allocator snapshot per step for the memory sampler (CUDA); null on CPU.
+  std::function<nlohmann::json()> device_memory_stats;
   std::function<std::unique_ptr<BatchSource>(TensorDataset, LoaderOptions)> make_batch_source;
 };
 

@@ -7,6 +7,7 @@
 
 #include "config/errors.h"
 #include "io/atomic_file.h"
+#include "profile/trace_span_json.h"
 #include "run/child_process.h"
 #include "run/config_runner.h"
 
@@ -62,9 +63,8 @@ int run_child_config(const Config& config, const RunSettings& settings, const st
   return code;
 }
 
-std::vector<nlohmann::json> run_matrix(const MatrixRun& run,
-                                       const std::function<void(std::size_t, const nlohmann::json&)>& on_result) {
-  std::vector<nlohmann::json> results;
+MatrixOutput run_matrix(const MatrixRun& run, const std::function<void(std::size_t, const nlohmann::json&)>& on_result) {
+  MatrixOutput output;
   for (std::size_t index = 0; index < run.configs.size(); ++index) {
     const Config& config = run.configs[index];
     nlohmann::json row;
@@ -73,11 +73,18 @@ std::vector<nlohmann::json> run_matrix(const MatrixRun& run,
     } else {
       const std::string result_path =
           "/tmp/gpubench-result-" + std::to_string(getpid()) + "-" + std::to_string(index) + ".json";
+      const std::string trace_path = result_path + ".trace";
       std::vector<std::string> argv = run.child_command;
       argv.insert(argv.end(), {"--child-config", config.id(), "--child-result", result_path});
+      if (run.collect_trace) argv.insert(argv.end(), {"--child-trace", trace_path});
       const ChildOutcome outcome = run_child_process(argv, run.settings.config_timeout_s);
       row = read_child_result(result_path);
       std::remove(result_path.c_str());
+      if (run.collect_trace) {
+        const nlohmann::json spans = read_child_result(trace_path);
+        if (!spans.is_null()) output.trace_sets.push_back(trace_span_set_from_json(spans));
+        std::remove(trace_path.c_str());
+      }
       if (row.is_null() || outcome.timed_out || outcome.signal != 0) {
         row = status_row(config, "failed", "child process " + outcome.describe() +
                                                (row.is_null() ? " before writing a result" : ""));
@@ -85,10 +92,10 @@ std::vector<nlohmann::json> run_matrix(const MatrixRun& run,
       row["memory"]["host_peak_rss_bytes"] = outcome.peak_rss_bytes;
       row["child_wall_s"] = outcome.wall_s;
     }
-    results.push_back(row);
+    output.results.push_back(row);
     on_result(index, row);
   }
-  return results;
+  return output;
 }
 
 }  // namespace gpubench

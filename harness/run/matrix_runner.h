@@ -7,6 +7,7 @@
 
 #include "config/config.h"
 #include "config/run_settings.h"
+#include "profile/trace_probe.h"
 #include "run/capability.h"
 
 namespace gpubench {
@@ -18,13 +19,19 @@ struct MatrixRun {
   // argv that re-executes gpubench for one config: {exe, settings flags...}; the runner
   // appends --child-config ID --child-result FILE.
   std::vector<std::string> child_command;
+  bool collect_trace = false;  // children hand their trace spans back (--trace)
+};
+
+struct MatrixOutput {
+  std::vector<nlohmann::json> results;
+  std::vector<TraceSpanSet> trace_sets;  // one per config that ran, with --trace
 };
 
 // Runs every config in its own child process (isolation from crashes and OOM, a clean
 // per-config peak RSS). A config that cannot run is `skipped` with its reason; one that
 // throws, crashes or times out is `failed` with its reason; the matrix always goes on.
 // `on_result` is called after each config (progress, incremental report writes).
-std::vector<nlohmann::json> run_matrix(const MatrixRun& run,
+MatrixOutput run_matrix(const MatrixRun& run,
                                        const std::function<void(std::size_t index, const nlohmann::json&)>& on_result);
 
 // A result row for a config that did not produce measurements.

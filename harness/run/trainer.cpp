@@ -1,5 +1,6 @@
 #include "run/trainer.h"
 
+#include <chrono>
 #include <cmath>
 
 #include "device/compat.h"
@@ -26,9 +27,18 @@ TrainingRun Trainer::run(Model& model, torch::optim::Optimizer& optimizer, const
   TrainingRun run;
   model.module->train();
   probes_.run_begin(spec_.config_id);
-  const int total = spec_.warmup_steps + spec_.measured_steps;
-  for (int step = 0; step < total; ++step) {
+  std::vector<double> measured_ms;  // the trainer's own step clock, for the stopping rule
+  double measured_s = 0;
+  for (int step = 0;; ++step) {
     const bool measured = step >= spec_.warmup_steps;
+    if (measured) {
+      const StopDecision decision = should_stop(spec_.stopping, measured_ms, measured_s);
+      if (decision.stop) {
+        run.stop_reason = decision.reason;
+        break;
+      }
+    }
+    const auto step_start = std::chrono::steady_clock::now();
     probes_.step_begin(step, measured);
     Batch host = phase(Phase::Data, [&] { return source.next(); });
     Batch batch = phase(Phase::H2D, [&] { return source.to_device(std::move(host)); });
@@ -48,13 +58,18 @@ TrainingRun Trainer::run(Model& model, torch::optim::Optimizer& optimizer, const
       scaler.update();
     });
     probes_.step_end(step, measured);
+    if (measured) {
+      const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - step_start).count();
+      measured_ms.push_back(ms);
+      measured_s += ms / 1000.0;
+    }
     // Read after the step so the value costs no extra device sync inside a phase.
     const double value = loss.item<double>();
     run.losses.push_back(value);
     if (!std::isfinite(value))
       throw TrainingFailure("loss became " + std::string(std::isnan(value) ? "NaN" : "inf") + " at step " +
                             std::to_string(step));
-    if (step == total - 1) run.last_batch = std::move(batch);
+    run.last_batch = std::move(batch);
   }
   probes_.run_end();
   return run;

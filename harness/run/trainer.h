@@ -7,6 +7,7 @@
 #include "profile/probe.h"
 #include "run/batch_source.h"
 #include "run/loss_scaler.h"
+#include "stats/stopping_rule.h"
 #include "workloads/workload.h"
 
 namespace gpubench {
@@ -22,7 +23,7 @@ struct TrainerSpec {
   bool autocast = false;
   c10::ScalarType autocast_dtype = torch::kBFloat16;
   int warmup_steps = 0;
-  int measured_steps = 1;
+  StoppingRule stopping;  // when to stop the measured steps
   std::string config_id;
   // Waits for the device before a phase ends, so wall timers see real durations.
   std::function<void()> synchronize = [] {};
@@ -33,6 +34,7 @@ struct TrainerSpec {
 struct TrainingRun {
   std::vector<double> losses;  // every step, warm-up included
   int optimizer_steps_skipped = 0;
+  std::string stop_reason;
   Batch last_batch;            // on the device, for the checkpoint's output check
 };
 

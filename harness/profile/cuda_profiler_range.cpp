@@ -1,0 +1,108 @@
+#include "profile/cuda_profiler_range.h"
+
+#include <cerrno>
+#include <cstdlib>
+
+#include "config/errors.h"
+
+#if GPUBENCH_CUDART
+#include <cuda_profiler_api.h>
+#include <cuda_runtime_api.h>
+#endif
+
+namespace gpubench {
+namespace {
+
+[[noreturn]] void bad_steps(const std::string& text, const std::string& why) {
+  throw UsageError("--profile-steps '" + text + "' is invalid: " + why +
+                   "; expected A:B with whole step numbers 0 <= A <= B (e.g. 10:20)");
+}
+
+// Strict decimal: digits only (no sign, blanks or trailing text), fits in an int.
+int parse_step(const std::string& text, const std::string& part, const char* which) {
+  if (part.empty()) bad_steps(text, std::string(which) + " step is missing");
+  if (part[0] == '-') bad_steps(text, std::string(which) + " step " + part + " is negative");
+  for (char c : part)
+    if (c < '0' || c > '9') bad_steps(text, std::string(which) + " step '" + part + "' is not a whole number");
+  errno = 0;
+  const long value = std::strtol(part.c_str(), nullptr, 10);
+  if (errno == ERANGE || value > 2147483647L) bad_steps(text, std::string(which) + " step " + part + " is too large");
+  return static_cast<int>(value);
+}
+
+#if GPUBENCH_CUDART
+std::string describe(cudaError_t error) {
+  return std::string(cudaGetErrorName(error)) + ": " + cudaGetErrorString(error);
+}
+#endif
+
+}  // namespace
+
+ProfileSteps parse_profile_steps(const std::string& text) {
+  const auto colon = text.find(':');
+  if (colon == std::string::npos) bad_steps(text, "no ':' between the first and last step");
+  if (text.find(':', colon + 1) != std::string::npos) bad_steps(text, "more than one ':'");
+  ProfileSteps steps;
+  steps.first = parse_step(text, text.substr(0, colon), "first");
+  steps.last = parse_step(text, text.substr(colon + 1), "last");
+  if (steps.first > steps.last)
+    bad_steps(text, "first step " + std::to_string(steps.first) + " is after last step " + std::to_string(steps.last));
+  return steps;
+}
+
+void CudaProfilerRange::step_begin(int step, bool) {
+  if (state_ != State::Waiting || step != steps_.first) return;
+#if GPUBENCH_CUDART
+  const cudaError_t error = cudaProfilerStart();
+  if (error == cudaSuccess) {
+    state_ = State::Capturing;
+    return;
+  }
+  // Clear the sticky "last error" so a later cudaGetLastError() elsewhere does not
+  // report our failed start as its own.
+  (void)cudaGetLastError();
+  reason_ = describe(error);
+#else
+  reason_ = "built without the CUDA runtime (GPUBENCH_CUDART=0)";
+#endif
+  state_ = State::Unavailable;
+}
+
+void CudaProfilerRange::step_end(int step, bool) {
+  if (state_ == State::Capturing && step == steps_.last) stop();
+}
+
+void CudaProfilerRange::run_end() {
+  if (state_ == State::Capturing) stop();
+}
+
+void CudaProfilerRange::stop() {
+#if GPUBENCH_CUDART
+  const cudaError_t error = cudaProfilerStop();
+  if (error != cudaSuccess) {
+    (void)cudaGetLastError();
+    stop_reason_ = describe(error);
+  }
+#endif
+  state_ = State::Stopped;
+}
+
+void CudaProfilerRange::write_result(nlohmann::json& result) const {
+  nlohmann::json section = {{"steps", steps_.text()}};
+  switch (state_) {
+    case State::Capturing:  // write_result before run_end: the capture is still on
+    case State::Stopped: section["status"] = "started"; break;
+    case State::Unavailable:
+      section["status"] = "unavailable";
+      section["reason"] = reason_;
+      break;
+    case State::Waiting:
+      section["status"] = "not_reached";
+      section["reason"] = "the run ended before step " + std::to_string(steps_.first);
+      break;
+  }
+  if (!stop_reason_.empty()) section["stop_reason"] = stop_reason_;
+  result["profiler_range"] = section;
+}
+
+}  // namespace gpubench

@@ -1,0 +1,141 @@
+#include "reports/compare/compare_decision.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "reports/compare/mann_whitney.h"
+#include "reports/compare/shift_estimate.h"
+
+namespace gpubench {
+namespace {
+
+std::string percent(double fraction) { return fmt::format("{:g}%", fraction * 100); }
+std::string signed_percent(double fraction) { return fmt::format("{:+.1f}%", fraction * 100); }
+std::string p_text(double p) { return p < 1e-4 ? fmt::format("{:.1e}", p) : fmt::format("{:.4f}", p); }
+
+// Verdict from a relative change alone: worse / better by at least the threshold.
+Verdict verdict_from_change(double worse_by, double threshold) {
+  if (worse_by >= threshold && worse_by > 0) return Verdict::regression;
+  if (-worse_by >= threshold && worse_by < 0) return Verdict::improvement;
+  return Verdict::no_change;
+}
+
+void decide_single_value(ConfigComparison& c, double worse_sign, const CompareOptions& options) {
+  c.basis = DecisionBasis::single_value;
+  const double base = c.base.median, next = c.next.median;
+  if (base == 0) {
+    c.verdict = next == 0 ? Verdict::no_change : (worse_sign > 0 ? Verdict::regression : Verdict::improvement);
+    c.reason = next == 0 ? "single value: 0 on both sides" : "single value: BASE is 0, NEW is not";
+    return;
+  }
+  const double change = *c.median_change;
+  c.verdict = verdict_from_change(worse_sign * change, options.threshold);
+  c.reason = fmt::format("single value per run: NEW/BASE changed {} against the {} threshold, no statistical test",
+                         signed_percent(change), percent(options.threshold));
+}
+
+void decide_threshold_only(ConfigComparison& c, double worse_sign, const CompareOptions& options) {
+  c.basis = DecisionBasis::threshold_only;
+  c.reason = fmt::format(
+      "too few samples ({} BASE, {} NEW) for the U test to reach alpha {}: decided on the median change {} "
+      "against the {} threshold alone",
+      c.base.count, c.next.count, options.alpha,
+      c.median_change ? signed_percent(*c.median_change) : std::string("n/a"), percent(options.threshold));
+  if (c.median_change) c.verdict = verdict_from_change(worse_sign * *c.median_change, options.threshold);
+}
+
+void decide_u_test(ConfigComparison& c, double worse_sign, const CompareOptions& options) {
+  c.basis = DecisionBasis::u_test;
+  const RelativeShift& s = *c.shift;
+  const double p = *c.p_value;
+  // "Worse by" amounts: positive = NEW worse.
+  const double worse_estimate = worse_sign * s.estimate;
+  const double worst_end = worse_sign > 0 ? s.high : -s.low;  // most-worse end of the interval
+  const double best_end = worse_sign > 0 ? -s.low : s.high;   // most-better end, as "better by"
+  const std::string interval =
+      fmt::format("{:.0f}% CI [{}, {}]", (1 - options.alpha) * 100, signed_percent(s.low), signed_percent(s.high));
+  if (!(p < options.alpha)) {
+    c.reason = fmt::format("p = {} >= alpha {}: the difference is within the noise", p_text(p), options.alpha);
+    return;
+  }
+  if (worse_estimate > 0 && worst_end >= options.threshold) {
+    c.verdict = Verdict::regression;
+    c.reason = fmt::format("p = {} < {} and the {} reaches the {} threshold on the worse side", p_text(p),
+                           options.alpha, interval, percent(options.threshold));
+  } else if (worse_estimate < 0 && best_end >= options.threshold) {
+    c.verdict = Verdict::improvement;
+    c.reason = fmt::format("p = {} < {} and the {} reaches the {} threshold on the better side", p_text(p),
+                           options.alpha, interval, percent(options.threshold));
+  } else {
+    c.reason = fmt::format("significant (p = {}) but the {} stays within the {} threshold", p_text(p), interval,
+                           percent(options.threshold));
+  }
+}
+
+std::vector<double> logs(const std::vector<double>& values) {
+  std::vector<double> out;
+  out.reserve(values.size());
+  for (double v : values) out.push_back(std::log(v));
+  return out;
+}
+
+}  // namespace
+
+const char* to_string(Verdict verdict) {
+  switch (verdict) {
+    case Verdict::regression:
+      return "regression";
+    case Verdict::improvement:
+      return "improvement";
+    case Verdict::no_change:
+      break;
+  }
+  return "no_change";
+}
+
+const char* to_string(DecisionBasis basis) {
+  switch (basis) {
+    case DecisionBasis::threshold_only:
+      return "threshold_only";
+    case DecisionBasis::single_value:
+      return "single_value";
+    case DecisionBasis::u_test:
+      break;
+  }
+  return "u_test";
+}
+
+ConfigComparison compare_values(const std::string& config_id, const std::vector<double>& base,
+                                const std::vector<double>& next, const CompareMetric& metric,
+                                const CompareOptions& options) {
+  ConfigComparison c;
+  c.config_id = config_id;
+  c.base = summarize(base);
+  c.next = summarize(next);
+  if (c.base.median != 0) c.median_change = c.next.median / c.base.median - 1;
+  const double worse_sign = metric.higher_is_better ? -1 : 1;  // sign of a change for the worse
+
+  if (metric.kind == MetricKind::single_value) {
+    decide_single_value(c, worse_sign, options);
+    return c;
+  }
+
+  const MannWhitneyResult test = mann_whitney_u(base, next);
+  c.p_value = test.p_value;
+  const ShiftEstimate log_shift = hodges_lehmann_shift(logs(base), logs(next), 1 - options.alpha);
+  c.shift = RelativeShift{std::expm1(log_shift.estimate), std::expm1(log_shift.low), std::expm1(log_shift.high)};
+
+  const bool too_few = std::min(base.size(), next.size()) < options.min_samples ||
+                       mann_whitney_min_p_value(base.size(), next.size()) >= options.alpha;
+  if (too_few) {
+    c.shift.reset();  // at these sizes the "interval" is the whole range of differences
+    decide_threshold_only(c, worse_sign, options);
+  } else {
+    decide_u_test(c, worse_sign, options);
+  }
+  return c;
+}
+
+}  // namespace gpubench

@@ -1,0 +1,81 @@
+#pragma once
+#include <cstddef>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "reports/compare/compare_metric.h"
+#include "stats/summary.h"
+
+namespace gpubench {
+
+struct CompareOptions {
+  // Smallest relative change of the metric that counts (0.05 = 5%); 0 <= threshold < 1.
+  double threshold = 0.05;
+  // One of compare_metrics(): samples_per_s, step_ms, host_peak_rss_bytes, cuda_peak_allocated_bytes,
+  // cuda_peak_reserved_bytes.
+  std::string metric = "samples_per_s";
+  // Two-sided significance level of the Mann-Whitney U test; the confidence interval of
+  // the change is at 1 - alpha. 0.01 keeps A/A false alarms to <= 0.5% per config.
+  double alpha = 0.01;
+  // Below this many samples on either side the U test is not used (see DecisionBasis).
+  std::size_t min_samples = 5;
+};
+
+enum class Verdict { no_change, regression, improvement };
+
+// How the verdict was reached.
+//  u_test:         per-step samples, enough of them: the U test and the threshold.
+//  threshold_only: fewer than min_samples on a side, or so few that the U test cannot
+//                  reach alpha at all (2 / C(n_base + n_new, n_base) >= alpha): the
+//                  relative change of medians against the threshold alone.
+//  single_value:   a one-number metric (peak memory): NEW / BASE - 1 against the
+//                  threshold, no statistical test.
+enum class DecisionBasis { u_test, threshold_only, single_value };
+
+// The relative change NEW vs BASE as a Hodges-Lehmann estimate of the shift of
+// log(values) (a ratio, so independent of units), with its distribution-free
+// (1 - alpha) confidence interval; all as relative changes (exp(shift) - 1).
+struct RelativeShift {
+  double estimate = 0;
+  double low = 0;
+  double high = 0;
+};
+
+struct ConfigComparison {
+  std::string config_id;
+  Verdict verdict = Verdict::no_change;
+  DecisionBasis basis = DecisionBasis::u_test;
+  Summary base, next;                   // the metric's values on each side (count, median, p10, p90, cv...)
+  std::optional<double> median_change;  // next.median / base.median - 1; empty when base median is 0
+  std::optional<RelativeShift> shift;   // per-step metrics decided by the U test
+  std::optional<double> p_value;        // two-sided U test; per-step metrics only
+  std::string reason;                   // one sentence: why this verdict
+};
+
+// The decision rule, for one config (values of `metric` on each side, all > 0 for per-step
+// metrics). "Worse" is lower for samples_per_s, higher for step_ms and memory; changes
+// are relative (NEW / BASE - 1). Per-step metrics with enough samples:
+//   regression  iff  p < alpha (two-sided U test)  AND  the Hodges-Lehmann shift is worse
+//                    AND  the worse end of its (1 - alpha) confidence interval is at least
+//                    `threshold` worse;
+//   improvement iff  the mirror image;  otherwise no change.
+// Why the interval end and not the point estimate: "--threshold 5%" is meant to catch a
+// real 5% slowdown. A point-estimate rule (median worse by >= 5%) catches a true 5% shift
+// only about half of the time, since the estimate falls below 5% half of the time (the
+// tests measure this). Here a significant change is tolerated only when the data shows it
+// is smaller than the threshold, and nothing is flagged unless the U test says it is not
+// noise: under A/A (no real change) at most alpha / 2 of configs are flagged as
+// regressions, whatever the threshold. The price: a real change somewhat below the
+// threshold may be flagged when the samples are too noisy to show that it is below (e.g.
+// a real 3% slowdown at CV 3%, 40 steps a side: ~35%); the output shows the interval, so
+// a reader sees why.
+// See DecisionBasis for the threshold-only and single-value rules (change >= threshold).
+ConfigComparison compare_values(const std::string& config_id, const std::vector<double>& base,
+                                const std::vector<double>& next, const CompareMetric& metric,
+                                const CompareOptions& options);
+
+const char* to_string(Verdict verdict);      // "no_change", "regression", "improvement"
+const char* to_string(DecisionBasis basis);  // "u_test", "threshold_only", "single_value"
+
+}  // namespace gpubench

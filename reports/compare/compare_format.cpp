@@ -1,0 +1,193 @@
+#include "reports/compare/compare_format.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <vector>
+
+#include "config/errors.h"
+
+namespace gpubench {
+namespace {
+
+using Row = std::vector<std::string>;
+
+std::string value_text(double value, const CompareMetric& metric) {
+  if (metric.unit == "bytes") return fmt::format("{:.1f} MiB", value / (1024.0 * 1024.0));
+  const double magnitude = std::fabs(value);
+  if (magnitude >= 1000) return fmt::format("{:.0f}", value);
+  if (magnitude >= 100) return fmt::format("{:.1f}", value);
+  if (magnitude >= 1) return fmt::format("{:.2f}", value);
+  return fmt::format("{:.3g}", value);
+}
+
+std::string signed_percent(double fraction) {
+  return std::isfinite(fraction) ? fmt::format("{:+.1f}%", fraction * 100) : "n/a";
+}
+
+std::string p_text(double p) { return p < 1e-4 ? fmt::format("{:.1e}", p) : fmt::format("{:.4f}", p); }
+
+std::string side_text(const Summary& s, const CompareMetric& metric) {
+  if (metric.kind == MetricKind::single_value) return value_text(s.median, metric);
+  return fmt::format("{} ({}-{}, cv {:.1f}%)", value_text(s.median, metric), value_text(s.p10, metric),
+                     value_text(s.p90, metric), s.cv() * 100);
+}
+
+std::string verdict_text(const ConfigComparison& c) {
+  std::string text = c.verdict == Verdict::regression    ? "REGRESSION"
+                     : c.verdict == Verdict::improvement ? "improvement"
+                                                         : "no change";
+  if (c.basis == DecisionBasis::threshold_only) text += " (threshold only)";
+  if (c.basis == DecisionBasis::single_value) text += " (single value)";
+  return text;
+}
+
+std::string ci_header(const CompareResult& r) { return fmt::format("{:g}% CI", (1 - r.options.alpha) * 100); }
+
+Row header_row(const CompareResult& r) {
+  return {"config",  "n base/new", "BASE median (p10-p90, cv)", "NEW median (p10-p90, cv)", "change", ci_header(r),
+          "p-value", "verdict"};
+}
+
+Row config_row(const ConfigComparison& c, const CompareMetric& metric) {
+  return {c.config_id,
+          fmt::format("{}/{}", c.base.count, c.next.count),
+          side_text(c.base, metric),
+          side_text(c.next, metric),
+          c.median_change ? signed_percent(*c.median_change) : "n/a",
+          c.shift ? fmt::format("[{}, {}]", signed_percent(c.shift->low), signed_percent(c.shift->high)) : "-",
+          c.p_value ? p_text(*c.p_value) : "-",
+          verdict_text(c)};
+}
+
+// " (gpubench 0.1.0, commit abc)", or "" when the report does not say.
+std::string provenance(const ReportInfo& info) {
+  if (info.tool_version.empty() && info.git_commit.empty()) return "";
+  return fmt::format(" (gpubench {}{}{})", info.tool_version.empty() ? "?" : info.tool_version,
+                     info.git_commit.empty() ? "" : ", commit ", info.git_commit);
+}
+
+std::string metric_line(const CompareResult& r) {
+  return fmt::format("metric {} ({}, {} is better), threshold {:g}%, alpha {:g}", r.metric.name, r.metric.unit,
+                     r.metric.higher_is_better ? "higher" : "lower", r.options.threshold * 100, r.options.alpha);
+}
+
+std::string rule_line(const CompareResult& r) {
+  if (r.metric.kind == MetricKind::single_value)
+    return fmt::format(
+        "Rule: one value per run, so no statistical test: regression when NEW/BASE is at least {:g}% "
+        "worse, improvement when at least {:g}% better.",
+        r.options.threshold * 100, r.options.threshold * 100);
+  return fmt::format(
+      "Rule: regression when the two-sided Mann-Whitney U test on the per-step samples gives p < {:g} and the {} of "
+      "the change (Hodges-Lehmann) reaches {:g}% worse; improvement likewise; otherwise no change. Configs with "
+      "fewer than {} samples on a side are decided on the median change alone (threshold only).",
+      r.options.alpha, ci_header(r), r.options.threshold * 100, r.options.min_samples);
+}
+
+std::string summary_line(const CompareResult& r) {
+  const std::size_t unchanged = r.configs.size() - r.regressions - r.improvements;
+  return fmt::format("{} regression{}, {} improvement{}, {} unchanged ({} compared)", r.regressions,
+                     r.regressions == 1 ? "" : "s", r.improvements, r.improvements == 1 ? "" : "s", unchanged,
+                     r.configs.size());
+}
+
+// Reasons worth reading: every verdict other than "no change", every threshold-only
+// decision, every significant change the threshold tolerated.
+std::vector<std::string> notes(const CompareResult& r) {
+  std::vector<std::string> lines;
+  for (const ConfigComparison& c : r.configs)
+    if (c.verdict != Verdict::no_change || c.basis == DecisionBasis::threshold_only ||
+        (c.basis == DecisionBasis::u_test && c.p_value && *c.p_value < r.options.alpha))
+      lines.push_back(c.config_id + ": " + c.reason);
+  return lines;
+}
+
+std::string join(const std::vector<std::string>& items, const std::string& separator) {
+  std::string text;
+  for (const std::string& item : items) text += (text.empty() ? "" : separator) + item;
+  return text;
+}
+
+std::string format_table(const CompareResult& r) {
+  std::vector<Row> rows{header_row(r)};
+  for (const ConfigComparison& c : r.configs) rows.push_back(config_row(c, r.metric));
+  std::vector<std::size_t> widths(rows.front().size(), 0);
+  for (const Row& row : rows)
+    for (std::size_t i = 0; i < row.size(); ++i) widths[i] = std::max(widths[i], row[i].size());
+
+  std::string out = "gpubench compare: " + metric_line(r) + "\n";
+  out += "BASE " + r.base.name + provenance(r.base) + "\nNEW  " + r.next.name + provenance(r.next) + "\n\n";
+  for (const Row& row : rows) {
+    std::string line;
+    for (std::size_t i = 0; i < row.size(); ++i)
+      line += fmt::format("{:<{}}", row[i], i + 1 < row.size() ? widths[i] + 2 : 0);
+    out += line + "\n";
+  }
+  const auto section = [&out](const std::string& title, const std::vector<std::string>& lines) {
+    if (lines.empty()) return;
+    out += "\n" + title + ":\n";
+    for (const std::string& line : lines) out += "  " + line + "\n";
+  };
+  section("Notes", notes(r));
+  section("Only in BASE (not compared)", r.only_in_base);
+  section("Only in NEW (not compared)", r.only_in_next);
+  std::vector<std::string> skipped;
+  for (const NotCompared& n : r.not_compared) skipped.push_back(n.config_id + ": " + n.reason);
+  section("Not compared", skipped);
+  section("Warnings (the comparison may be doubtful)", r.warnings);
+  out += "\n" + rule_line(r) + "\n";
+  out += "Result: " + summary_line(r) + "\n";
+  return out;
+}
+
+std::string markdown_cell(const std::string& text) {
+  std::string out;
+  for (char ch : text) {
+    if (ch == '|') out += '\\';
+    out += ch;
+  }
+  return out;
+}
+
+std::string format_markdown(const CompareResult& r) {
+  std::string out = fmt::format("### gpubench compare: {}\n\n", r.regression ? "regression found" : "no regression");
+  out += markdown_cell(metric_line(r)) + "  \n";
+  out += "BASE `" + r.base.name + "`" + markdown_cell(provenance(r.base)) + "  \n";
+  out += "NEW `" + r.next.name + "`" + markdown_cell(provenance(r.next)) + "\n\n";
+  const Row header = header_row(r);
+  out += "| " + join(header, " | ") + " |\n|---|---:|---:|---:|---:|---:|---:|---|\n";
+  for (const ConfigComparison& c : r.configs) {
+    Row row = config_row(c, r.metric);
+    for (std::string& cell : row) cell = markdown_cell(cell);
+    row[0] = "`" + row[0] + "`";
+    if (c.verdict != Verdict::no_change) row.back() = "**" + row.back() + "**";
+    out += "| " + join(row, " | ") + " |\n";
+  }
+  const auto section = [&out](const std::string& title, const std::vector<std::string>& lines, bool code) {
+    if (lines.empty()) return;
+    out += "\n**" + title + "**\n\n";
+    for (const std::string& line : lines) out += "- " + (code ? "`" + line + "`" : markdown_cell(line)) + "\n";
+  };
+  section("Notes", notes(r), false);
+  section("Only in BASE (not compared)", r.only_in_base, true);
+  section("Only in NEW (not compared)", r.only_in_next, true);
+  std::vector<std::string> skipped;
+  for (const NotCompared& n : r.not_compared) skipped.push_back(n.config_id + ": " + n.reason);
+  section("Not compared", skipped, false);
+  section(":warning: Warnings (the comparison may be doubtful)", r.warnings, false);
+  out += "\n" + rule_line(r) + "\n\n**Result:** " + summary_line(r) + "\n";
+  return out;
+}
+
+}  // namespace
+
+std::string format_compare(const CompareResult& result, const std::string& format) {
+  if (format == "table") return format_table(result);
+  if (format == "markdown") return format_markdown(result);
+  if (format == "json") return result.json.dump(2) + "\n";
+  throw UsageError("unknown --format '" + format + "': expected table, markdown or json");
+}
+
+}  // namespace gpubench

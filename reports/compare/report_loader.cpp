@@ -1,0 +1,104 @@
+#include "reports/compare/report_loader.h"
+
+#include <cmath>
+#include <set>
+
+#include "config/errors.h"
+#include "io/atomic_file.h"
+
+namespace gpubench {
+namespace {
+
+using nlohmann::json;
+
+std::string type_of(const json& value) {
+  if (value.is_number()) return "a number (" + value.dump() + ")";
+  if (value.is_string()) return "a string (" + value.dump() + ")";
+  if (value.is_array()) return "an array";
+  if (value.is_object()) return "an object";
+  return value.dump();  // true, false, null
+}
+
+bool is_positive_number(const json& value) {
+  return value.is_number() && std::isfinite(value.get<double>()) && value.get<double>() > 0;
+}
+
+void validate_result(const json& result, std::size_t index, const std::string& label, std::set<std::string>& seen) {
+  const std::string where = label + ": results[" + std::to_string(index) + "]";
+  if (!result.is_object()) throw UsageError(where + " is " + type_of(result) + ", expected an object");
+  const auto id = result.find("config_id");
+  if (id == result.end()) throw UsageError(where + " lacks \"config_id\"");
+  if (!id->is_string() || id->get<std::string>().empty())
+    throw UsageError(where + " has config_id " + id->dump() + ", expected a non-empty string");
+  const std::string config = where + " (" + id->get<std::string>() + ")";
+  if (!seen.insert(id->get<std::string>()).second)
+    throw UsageError(config + ": config_id appears twice, expected one result per config");
+  const auto status = result.find("status");
+  if (status == result.end())
+    throw UsageError(config + " lacks \"status\" (expected \"ok\", \"skipped\" or \"failed\")");
+  if (!status->is_string()) throw UsageError(config + " has status " + status->dump() + ", expected a string");
+
+  if (const auto samples = result.find("samples"); samples != result.end() && !samples->is_null()) {
+    if (!samples->is_object())
+      throw UsageError(config + ": \"samples\" is " + type_of(*samples) + ", expected an object");
+    if (const auto steps = samples->find("step_ms"); steps != samples->end()) {
+      if (!steps->is_array())
+        throw UsageError(config + ": samples.step_ms is " + type_of(*steps) + ", expected an array of milliseconds");
+      for (std::size_t i = 0; i < steps->size(); ++i)
+        if (!is_positive_number((*steps)[i]))
+          throw UsageError(config + ": samples.step_ms[" + std::to_string(i) + "] is " + type_of((*steps)[i]) +
+                           ", expected a positive number of milliseconds");
+    }
+  }
+  if (const auto workload = result.find("workload"); workload != result.end() && workload->is_object()) {
+    for (const char* key : {"global_batch_size", "batch_size"}) {
+      const auto size = workload->find(key);
+      if (size != workload->end() && !is_positive_number(*size))
+        throw UsageError(config + ": workload." + key + " is " + type_of(*size) + ", expected a positive number");
+    }
+  }
+  if (const auto memory = result.find("memory"); memory != result.end() && memory->is_object()) {
+    for (const auto& [key, value] : memory->items()) {
+      if (value.is_null()) continue;
+      if (!value.is_number() || !std::isfinite(value.get<double>()) || value.get<double>() < 0)
+        throw UsageError(config + ": memory." + key + " is " + type_of(value) + ", expected a number of bytes >= 0");
+    }
+  }
+}
+
+}  // namespace
+
+std::string report_label(const std::string& role, const std::string& name) { return role + " report '" + name + "'"; }
+
+void validate_report(const json& report, const std::string& role, const std::string& name) {
+  const std::string label = report_label(role, name);
+  if (!report.is_object())
+    throw UsageError(label + ": the top level is " + type_of(report) + ", expected a JSON object (a gpubench report)");
+  const auto version = report.find("schema_version");
+  if (version == report.end())
+    throw UsageError(label + " lacks \"schema_version\" (expected " + std::to_string(kCompareSchemaVersion) +
+                     "): is it a gpubench report?");
+  if (!version->is_number_integer() || version->get<long long>() != kCompareSchemaVersion)
+    throw UsageError(label + " has schema_version " + version->dump() + ", expected " +
+                     std::to_string(kCompareSchemaVersion));
+  const auto results = report.find("results");
+  if (results == report.end()) throw UsageError(label + " lacks \"results\" (expected an array of config results)");
+  if (!results->is_array())
+    throw UsageError(label + ": \"results\" is " + type_of(*results) + ", expected an array of config results");
+  std::set<std::string> seen;
+  for (std::size_t i = 0; i < results->size(); ++i) validate_result((*results)[i], i, label, seen);
+}
+
+json load_report(const std::string& path, const std::string& role) {
+  const std::string text = read_file(path, role + " report");
+  json report;
+  try {
+    report = json::parse(text);
+  } catch (const json::parse_error& error) {
+    throw UsageError(report_label(role, path) + " is not valid JSON: " + error.what());
+  }
+  validate_report(report, role, path);
+  return report;
+}
+
+}  // namespace gpubench

@@ -1,0 +1,26 @@
+#pragma once
+#include <nlohmann/json.hpp>
+#include <string>
+
+namespace gpubench {
+
+// The report schema version compare understands.
+inline constexpr int kCompareSchemaVersion = 1;
+
+// Reads a gpubench JSON report and checks the structure compare relies on
+// (validate_report). `role` names the file in messages: "BASE", "NEW".
+// Throws UsageError "<role> report '<path>': <what is wrong>" when the file cannot be
+// read, is not JSON, or does not have that structure.
+nlohmann::json load_report(const std::string& path, const std::string& role = "report");
+
+// Checks what compare relies on, throwing UsageError naming `role`, `name` (the path) and
+// the bad field: a JSON object; schema_version == 1; results an array of objects, each
+// with a non-empty string config_id (unique) and a string status; where present,
+// samples.step_ms an array of finite positive numbers, workload.global_batch_size /
+// workload.batch_size positive numbers, memory.* non-negative numbers.
+void validate_report(const nlohmann::json& report, const std::string& role, const std::string& name);
+
+// "BASE report 'a.json'": how messages name a report.
+std::string report_label(const std::string& role, const std::string& name);
+
+}  // namespace gpubench

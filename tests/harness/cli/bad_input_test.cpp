@@ -1,0 +1,79 @@
+// End to end: every bad input exits 2 with a message naming the value and what was
+// expected, before anything is measured.
+#include <gtest/gtest.h>
+
+#include <cctype>
+#include <fstream>
+
+#include "support/run_command.h"
+
+namespace gpubench {
+namespace {
+
+using test_support::run_command;
+
+struct BadInput {
+  const char* args;
+  const char* message;  // a fragment the error must contain
+};
+
+class BadInputTest : public ::testing::TestWithParam<BadInput> {};
+
+TEST_P(BadInputTest, ExitsTwoWithAClearMessage) {
+  // From a scratch directory: should a bad input slip through, its report lands there.
+  const auto result = run_command("cd " + test_support::make_temp_dir("bad") + " && " + GPUBENCH_EXE + " " + GetParam().args);
+  EXPECT_EQ(result.exit_code, 2) << result.output;
+  EXPECT_NE(result.output.find(GetParam().message), std::string::npos) << result.output;
+  EXPECT_NE(result.output.find("gpubench: error:"), std::string::npos) << result.output;
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Cli, BadInputTest,
+    ::testing::Values(
+        BadInput{"--matrix everything", "'everything' is neither a group"},
+        BadInput{"--matrix mlp/cpu/fp16", "not a CPU precision"},
+        BadInput{"--matrix resnet/cpu/fp32", "workload 'resnet' is unknown"},
+        BadInput{"--workload resnet", "--workload 'resnet' is unknown"},
+        BadInput{"--steps 0", "--steps '0' is invalid"},
+        BadInput{"--steps -3", "--steps '-3' is invalid"},
+        BadInput{"--steps many", "--steps 'many' is invalid"},
+        BadInput{"--warmup -1", "--warmup '-1' is invalid"},
+        BadInput{"--batch-size 0", "--batch-size '0' is invalid"},
+        BadInput{"--matrix mlp/cpu/fp32 --batch-size 999999", "larger than the mlp dataset"},
+        BadInput{"--threads 0", "--threads '0' is invalid"},
+        BadInput{"--workers -2", "--workers '-2' is invalid"},
+        BadInput{"--seed x1", "--seed 'x1' is invalid"},
+        BadInput{"--preset turbo", "--preset 'turbo' is unknown"},
+        BadInput{"--format xml", "--format 'xml' is unknown"},
+        BadInput{"--matrix mlp/cpu/fp32 --out /nonexistent-dir/r.json", "is not writable"},
+        BadInput{"--matrix mlp/cpu/fp32 --data /nonexistent-dir", "is not a directory"},
+        BadInput{"--matrix cnn/cpu/fp32 --data /tmp", "for the mlp workload"},
+        BadInput{"--config-timeout 0", "--config-timeout '0' is invalid"},
+        BadInput{"--profile-steps 5:2", "--profile-steps '5:2' is invalid"},
+        BadInput{"--frobnicate", "frobnicate"},
+        BadInput{"compare /nonexistent-a.json /nonexistent-b.json", "BASE report '/nonexistent-a.json'"},
+        BadInput{"compare a.json", "NEW"}),
+    [](const ::testing::TestParamInfo<BadInput>& info) {
+      std::string name;
+      for (const char* c = info.param.args; *c; ++c) name += std::isalnum(static_cast<unsigned char>(*c)) ? *c : '_';
+      return std::to_string(info.index) + "_" + name;
+    });
+
+TEST(BadInput, CorruptMnistFileIsNamed) {
+  const std::string dir = test_support::make_temp_dir("idx");
+  std::ofstream(dir + "/train-images-idx3-ubyte") << "not an idx file";
+  std::ofstream(dir + "/train-labels-idx1-ubyte") << "";
+  const auto result = run_command(std::string(GPUBENCH_EXE) + " --matrix mlp/cpu/fp32 --data " + dir);
+  EXPECT_EQ(result.exit_code, 2) << result.output;
+  EXPECT_NE(result.output.find("train-images-idx3-ubyte"), std::string::npos) << result.output;
+}
+
+TEST(BadInput, HelpAndVersionExitZero) {
+  EXPECT_EQ(run_command(std::string(GPUBENCH_EXE) + " --help").exit_code, 0);
+  const auto version = run_command(std::string(GPUBENCH_EXE) + " --version");
+  EXPECT_EQ(version.exit_code, 0);
+  EXPECT_NE(version.output.find("gpubench "), std::string::npos);
+}
+
+}  // namespace
+}  // namespace gpubench

@@ -1,0 +1,115 @@
+// End to end: a real matrix run through the CLI, children and all, checked against the
+// report schema, with NVTX ranges recorded by a test injection library and a trace file.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <fstream>
+
+#include <nlohmann/json.hpp>
+
+#include "support/run_command.h"
+#include "support/schema_validation.h"
+
+namespace gpubench {
+namespace {
+
+nlohmann::json read_json(const std::string& path) {
+  std::ifstream in(path);
+  return nlohmann::json::parse(in);
+}
+
+const nlohmann::json* find_row(const nlohmann::json& report, const std::string& id) {
+  for (const auto& row : report["results"])
+    if (row["config_id"] == id) return &row;
+  return nullptr;
+}
+
+class MatrixRun : public ::testing::Test {
+ protected:
+  // One run shared by the tests below: mlp under every config of `all`.
+  static void SetUpTestSuite() {
+    dir_ = test_support::make_temp_dir("matrix");
+    std::string env;
+#ifdef GPUBENCH_NVTX_RECORDER
+    env = std::string("NVTX_INJECTION64_PATH=") + GPUBENCH_NVTX_RECORDER + " GPUBENCH_NVTX_LOG=" + dir_ + "/nvtx.log ";
+#endif
+    run_ = new test_support::CommandResult(test_support::run_command(
+        env + GPUBENCH_EXE + " --matrix all --workload mlp --preset quick --steps 3 --warmup 1 --format markdown --out " +
+        dir_ + "/report.json --trace " + dir_ + "/trace.json"));
+  }
+  static void TearDownTestSuite() { delete run_; }
+  static inline std::string dir_;
+  static inline test_support::CommandResult* run_ = nullptr;
+};
+
+TEST_F(MatrixRun, SucceedsAndPrintsMarkdown) {
+  ASSERT_EQ(run_->exit_code, 0) << run_->output;
+  EXPECT_NE(run_->output.find("## mlp"), std::string::npos) << run_->output;
+  EXPECT_NE(run_->output.find("| mlp/cpu/fp32 | ok |"), std::string::npos) << run_->output;
+  EXPECT_NE(run_->output.find("[1/9] mlp/cpu/fp32"), std::string::npos) << "progress per config on stderr";
+}
+
+TEST_F(MatrixRun, ReportMatchesTheSchema) {
+  const auto report = read_json(dir_ + "/report.json");
+  EXPECT_EQ(test_support::schema_violations(report, GPUBENCH_REPORT_SCHEMA), "");
+  EXPECT_EQ(report["results"].size(), 9u);
+  EXPECT_EQ(report["env"]["threads"], report["matrix"]["threads"]);
+}
+
+TEST_F(MatrixRun, CpuRowsAreMeasuredAndGpuRowsSkippedWithTheRuntimeReason) {
+  const auto report = read_json(dir_ + "/report.json");
+  for (const std::string id : {"mlp/cpu/fp32", "mlp/cpu/bf16"}) {
+    const auto* row = find_row(report, id);
+    ASSERT_NE(row, nullptr) << id;
+    EXPECT_EQ((*row)["status"], "ok") << row->dump();
+    EXPECT_EQ((*row)["samples"]["step_ms"].size(), 3u);
+    EXPECT_GT((*row)["throughput"]["samples_per_s"]["median"].get<double>(), 0);
+    EXPECT_TRUE((*row)["checkpoint"]["parameters_equal"].get<bool>());
+    EXPECT_TRUE((*row)["checkpoint"]["outputs_equal"].get<bool>());
+    EXPECT_GT((*row)["checkpoint"]["bytes"].get<double>(), 7e6) << "1.86M fp32 params + Adam state";
+    EXPECT_GT((*row)["memory"]["host_peak_rss_bytes"].get<double>(), 0);
+    EXPECT_EQ((*row)["stopping"]["reason"], "steps");
+  }
+#if !GPUBENCH_TORCH_CUDA
+  const auto* gpu = find_row(report, "mlp/cuda/amp-fp16/pinned");
+  ASSERT_NE(gpu, nullptr);
+  EXPECT_EQ((*gpu)["status"], "skipped");
+  EXPECT_NE((*gpu)["reason"].get<std::string>().find("no CUDA device"), std::string::npos);
+#endif
+  const auto& comparisons = report["comparisons"];
+  ASSERT_FALSE(comparisons.empty());
+  EXPECT_EQ(comparisons[0]["kind"], "bf16_vs_fp32");
+  EXPECT_GT(comparisons[0]["speedup"].get<double>(), 0);
+}
+
+TEST_F(MatrixRun, TraceHasEveryMeasuredConfigsSpans) {
+  const auto trace = read_json(dir_ + "/trace.json");
+  int steps = 0, backward = 0;
+  for (const auto& event : trace["traceEvents"]) {
+    if (event["ph"] != "X") continue;
+    if (event["cat"] == "step") ++steps;
+    if (event["name"] == "backward") ++backward;
+  }
+  EXPECT_EQ(steps, 2 * 4) << "two CPU configs, 1 warm-up + 3 measured steps each";
+  EXPECT_EQ(backward, 8);
+}
+
+#ifdef GPUBENCH_NVTX_RECORDER
+TEST_F(MatrixRun, NvtxRangesNestRunStepPhaseInTheGpubenchDomain) {
+  std::ifstream log(dir_ + "/nvtx.log");
+  std::string line, text;
+  int pushes = 0, pops = 0;
+  while (std::getline(log, line)) {
+    if (line.find("\tpush\tgpubench\t") != std::string::npos) ++pushes;
+    if (line.find("\tpop\tgpubench\t") != std::string::npos) ++pops;
+    text += line + "\n";
+  }
+  // Per CPU config: 1 run + 4 steps + 4*5 phases.
+  EXPECT_EQ(pushes, 2 * (1 + 4 + 20)) << text.substr(0, 2000);
+  EXPECT_EQ(pops, pushes);
+  EXPECT_NE(text.find("mlp/cpu/bf16 \xC2\xB7 step 3 \xC2\xB7 backward"), std::string::npos) << text.substr(0, 2000);
+}
+#endif
+
+}  // namespace
+}  // namespace gpubench

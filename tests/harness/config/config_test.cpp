@@ -1,0 +1,59 @@
+#include "config/config.h"
+
+#include <gtest/gtest.h>
+
+#include "config/errors.h"
+
+namespace gpubench {
+namespace {
+
+TEST(ConfigId, RoundTripsEveryCanonicalForm) {
+  for (const std::string id : {"mlp/cpu/fp32", "mlp/cpu/bf16", "mlp/cpu/fp32/ddp-2", "cnn/cuda/fp32/pageable",
+                               "cnn/cuda/fp32/pinned", "cnn/cuda/amp-fp16/pinned", "cnn/cuda/amp-bf16/pinned",
+                               "cnn/cuda/fp32/pinned/dp", "transformer/cuda/fp32/pinned/ddp-8"})
+    EXPECT_EQ(Config::parse(id).id(), id);
+}
+
+TEST(ConfigId, CudaHostMemoryDefaultsToPinned) {
+  EXPECT_EQ(Config::parse("cnn/cuda/amp-fp16").id(), "cnn/cuda/amp-fp16/pinned");
+  EXPECT_EQ(Config::parse("transformer/cuda/fp32/ddp-1").id(), "transformer/cuda/fp32/pinned/ddp-1");
+}
+
+TEST(ConfigId, ParsesFields) {
+  const Config config = Config::parse("cnn/cuda/fp32/pageable");
+  EXPECT_EQ(config.workload, "cnn");
+  EXPECT_EQ(config.device, DeviceKind::Cuda);
+  EXPECT_EQ(config.precision, Precision::Fp32);
+  EXPECT_EQ(config.host_memory, HostMemory::Pageable);
+  EXPECT_EQ(config.parallel, ParallelMode::Single);
+  const Config ddp = Config::parse("mlp/cpu/fp32/ddp-4");
+  EXPECT_EQ(ddp.parallel, ParallelMode::Ddp);
+  EXPECT_EQ(ddp.world_size, 4);
+}
+
+void expect_rejected(const std::string& id, const std::string& fragment) {
+  try {
+    Config::parse(id);
+    FAIL() << id << " was accepted";
+  } catch (const UsageError& error) {
+    EXPECT_NE(std::string(error.what()).find(fragment), std::string::npos) << error.what();
+    EXPECT_NE(std::string(error.what()).find(id), std::string::npos) << "message must name the id: " << error.what();
+  }
+}
+
+TEST(ConfigId, RejectsBadIdsNamingTheProblem) {
+  expect_rejected("mlp/cpu", "segments");
+  expect_rejected("mlp/tpu/fp32", "device 'tpu'");
+  expect_rejected("mlp/cpu/amp-fp16", "not a CPU precision");
+  expect_rejected("mlp/cuda/bf16", "not a CUDA precision");
+  expect_rejected("mlp/cpu/fp32/pinned", "cuda only");
+  expect_rejected("mlp/cpu/fp32/dp", "needs device cuda");
+  expect_rejected("mlp/cpu/fp32/ddp-0", "rank count");
+  expect_rejected("mlp/cpu/fp32/ddp-x", "rank count");
+  expect_rejected("mlp/cuda/fp32/pinned/what", "not understood");
+  expect_rejected("mlp//fp32", "empty segment");
+  expect_rejected("mlp/cuda/amp-fp16/pinned/dp", "fp32 only");
+}
+
+}  // namespace
+}  // namespace gpubench

@@ -1,0 +1,179 @@
+// NvtxProbe checked through a real NVTX tool: the test injection library
+// (nvtx_recorder_injection.cpp) is loaded by NVTX itself, exactly as Nsight Systems'
+// injection is, and logs every push/pop. No GPU or driver is involved.
+//
+// End-to-end reuse for the real binary: run gpubench with the same two variables,
+//   NVTX_INJECTION64_PATH=$<TARGET_FILE:gpubench_nvtx_recorder>
+//   GPUBENCH_NVTX_LOG=<fresh file>
+// e.g. add_test(NAME ... COMMAND ${CMAKE_COMMAND} -E env NVTX_INJECTION64_PATH=... GPUBENCH_NVTX_LOG=...
+// $<TARGET_FILE:gpubench> ...), then read the file with nvtx_log.h: read_nvtx_log(),
+// ranges_in_domain(events, "gpubench") for the names, ranges_balanced(events) for
+// nesting. Child processes (DDP ranks) inherit the environment and append to the same
+// file; split their lines by pid. The variables must be set before the process's first
+// NVTX call, since NVTX looks for its tool only once.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "nvtx_log.h"
+#include "profile/nvtx_probe.h"
+
+namespace gpubench {
+namespace {
+
+using test_support::NvtxLogEvent;
+using Ranges = std::vector<std::pair<std::string, std::string>>;
+
+// Points NVTX at the recorder before any test runs (NVTX initialises once per process, at
+// its first call), with a log file of this process's own.
+std::string g_log_path;
+class NvtxRecorderEnvironment : public ::testing::Environment {
+ public:
+  void SetUp() override {
+#ifdef GPUBENCH_NVTX_RECORDER
+    g_log_path = ::testing::TempDir() + "gpubench_nvtx_" + std::to_string(::getpid()) + ".log";
+    std::remove(g_log_path.c_str());
+    ::setenv("NVTX_INJECTION64_PATH", GPUBENCH_NVTX_RECORDER, 1);
+    ::setenv("GPUBENCH_NVTX_LOG", g_log_path.c_str(), 1);
+#endif
+  }
+  // Keep the log for a failed run (it is the evidence), drop it otherwise.
+  void TearDown() override {
+    if (!g_log_path.empty() && ::testing::UnitTest::GetInstance()->Passed()) std::remove(g_log_path.c_str());
+  }
+};
+[[maybe_unused]] ::testing::Environment* const g_environment =
+    ::testing::AddGlobalTestEnvironment(new NvtxRecorderEnvironment);
+
+// Log events written since `from` (tests in one process share the log).
+std::vector<NvtxLogEvent> events_since(std::size_t from) {
+  auto events = test_support::read_nvtx_log(g_log_path);
+  return {events.begin() + static_cast<std::ptrdiff_t>(std::min(from, events.size())), events.end()};
+}
+
+void require_recorder() {
+  if (!NvtxProbe::compiled()) GTEST_SKIP() << "built with GPUBENCH_NVTX=0: NvtxProbe is a no-op";
+#ifndef GPUBENCH_NVTX_RECORDER
+  GTEST_SKIP() << "the NVTX recorder library was not built";
+#endif
+}
+
+// A fake run as the Trainer drives it: steps numbered from 0, the first `warmup` unmeasured.
+void drive(Probe& probe, const std::string& config_id, int warmup, int measured) {
+  probe.run_begin(config_id);
+  for (int step = 0; step < warmup + measured; ++step) {
+    const bool is_measured = step >= warmup;
+    probe.step_begin(step, is_measured);
+    for (Phase phase : kAllPhases) {
+      probe.phase_begin(phase);
+      probe.phase_end(phase);
+    }
+    probe.step_end(step, is_measured);
+  }
+  probe.run_end();
+}
+
+TEST(NvtxNames, FollowTheConfigId) {
+  const std::string id = "cnn/cuda/amp-bf16/pinned";
+  EXPECT_EQ(nvtx_step_range_name(id, 12, true), "cnn/cuda/amp-bf16/pinned \u00b7 step 12");
+  EXPECT_EQ(nvtx_step_range_name(id, 1, false), "cnn/cuda/amp-bf16/pinned \u00b7 warmup step 1");
+  EXPECT_EQ(nvtx_phase_range_name(nvtx_step_range_name(id, 12, true), Phase::Backward),
+            "cnn/cuda/amp-bf16/pinned \u00b7 step 12 \u00b7 backward");
+  EXPECT_NE(nvtx_phase_color(Phase::Forward), nvtx_phase_color(Phase::Backward));
+}
+
+TEST(NvtxProbe, RecordsNestedRunStepAndPhaseRangesInTheGpubenchDomain) {
+  require_recorder();
+  if (::testing::Test::IsSkipped()) return;
+  const std::size_t before = test_support::read_nvtx_log(g_log_path).size();
+
+  const std::string id = "cnn/cuda/amp-bf16/pinned";
+  NvtxProbe probe;
+  drive(probe, id, /*warmup=*/2, /*measured=*/3);
+
+  Ranges expected = {{"push", id}};
+  for (int step = 0; step < 5; ++step) {
+    const std::string step_name = nvtx_step_range_name(id, step, step >= 2);
+    expected.emplace_back("push", step_name);
+    for (Phase phase : kAllPhases) {
+      expected.emplace_back("push", nvtx_phase_range_name(step_name, phase));
+      expected.emplace_back("pop", nvtx_phase_range_name(step_name, phase));
+    }
+    expected.emplace_back("pop", step_name);
+  }
+  expected.emplace_back("pop", id);
+
+  const auto events = events_since(before);
+  ASSERT_FALSE(events.empty()) << "no NVTX events in " << g_log_path << ": the recorder was not loaded";
+  EXPECT_EQ(test_support::ranges_in_domain(events, kNvtxDomainName), expected);
+  EXPECT_TRUE(test_support::ranges_balanced(events));
+  // Spot-check the literal names, independent of the helpers that built `expected`.
+  EXPECT_EQ(expected[1].second, "cnn/cuda/amp-bf16/pinned \u00b7 warmup step 0");
+  // 12 entries per step: push step, 5 x (push, pop) phase, pop step.
+  EXPECT_EQ(expected[1 + 2 * 12], std::make_pair(std::string("push"), std::string("cnn/cuda/amp-bf16/pinned \u00b7 step 2")));
+  EXPECT_EQ(expected[1 + 2 * 12 + 7],
+            std::make_pair(std::string("push"), std::string("cnn/cuda/amp-bf16/pinned \u00b7 step 2 \u00b7 backward")));
+  for (const auto& e : events) {
+    if (e.event == "push" || e.event == "pop") {
+      EXPECT_EQ(e.domain, "gpubench") << e.event << " " << e.message;
+    }
+    EXPECT_EQ(e.pid, ::getpid());
+  }
+}
+
+TEST(NvtxProbe, OneDomainForEveryConfigOfTheProcess) {
+  require_recorder();
+  if (::testing::Test::IsSkipped()) return;
+  {
+    NvtxProbe a;
+    drive(a, "mlp/cpu/fp32/pageable", 0, 1);
+  }
+  {
+    NvtxProbe b;
+    drive(b, "mlp/cpu/fp32/pinned", 0, 1);
+  }
+  int creates = 0;
+  for (const auto& e : test_support::read_nvtx_log(g_log_path)) creates += e.event == "domain_create";
+  EXPECT_EQ(creates, 1);
+}
+
+TEST(NvtxProbe, ClosesRangesLeftOpenByAStepThatThrew) {
+  require_recorder();
+  if (::testing::Test::IsSkipped()) return;
+  const std::size_t before = test_support::read_nvtx_log(g_log_path).size();
+  const std::string id = "mlp/cuda/fp32/pinned";
+  {
+    NvtxProbe probe;
+    probe.run_begin(id);
+    probe.step_begin(0, true);
+    probe.phase_begin(Phase::Backward);
+    // An OOM here: the Runner catches it and drops the probe without the end calls.
+  }
+  const std::string step_name = nvtx_step_range_name(id, 0, true);
+  const Ranges expected = {{"push", id},
+                           {"push", step_name},
+                           {"push", nvtx_phase_range_name(step_name, Phase::Backward)},
+                           {"pop", nvtx_phase_range_name(step_name, Phase::Backward)},
+                           {"pop", step_name},
+                           {"pop", id}};
+  const auto events = events_since(before);
+  EXPECT_EQ(test_support::ranges_in_domain(events, kNvtxDomainName), expected);
+  EXPECT_TRUE(test_support::ranges_balanced(events));
+}
+
+TEST(NvtxProbe, WritesItsSection) {
+  NvtxProbe probe;
+  nlohmann::json result = {{"memory", {{"kept", 1}}}};
+  probe.write_result(result);
+  EXPECT_EQ(result["nvtx"]["compiled"], NvtxProbe::compiled());
+  EXPECT_EQ(result["nvtx"]["domain"], "gpubench");
+  EXPECT_EQ(result["memory"]["kept"], 1);
+}
+
+}  // namespace
+}  // namespace gpubench

@@ -1,0 +1,118 @@
+#include "run/trainer.h"
+
+#include <gtest/gtest.h>
+
+#include "profile/phase_timer.h"
+#include "run/checkpoint_check.h"
+#include "workloads/workload.h"
+
+namespace gpubench {
+namespace {
+
+// Records the order of probe calls, to check the Trainer's scope nesting.
+class CallLog final : public Probe {
+ public:
+  std::string name() const override { return "log"; }
+  void run_begin(const std::string& id) override { calls.push_back("run:" + id); }
+  void run_end() override { calls.push_back("/run"); }
+  void step_begin(int step, bool measured) override { calls.push_back("step:" + std::to_string(step) + (measured ? "" : "w")); }
+  void step_end(int, bool) override { calls.push_back("/step"); }
+  void phase_begin(Phase phase) override { calls.push_back(phase_name(phase)); }
+  void phase_end(Phase) override { calls.push_back("/phase"); }
+  std::vector<std::string> calls;
+};
+
+struct Fixture {
+  std::unique_ptr<Workload> workload = make_workload("mlp");
+  Model model = workload->make_model();
+  torch::optim::Adam optimizer{model.module->parameters(), torch::optim::AdamOptions(1e-3)};
+  LoaderBatchSource source{workload->make_dataset({256, 3, ""}), {32, 0}, torch::kCPU};
+  PassThroughScaler scaler;
+};
+
+TEST(Trainer, RunsWarmupThenExactStepsWithNestedPhases) {
+  Fixture f;
+  CallLog log;
+  TrainerSpec spec;
+  spec.warmup_steps = 1;
+  spec.stopping.exact = true;
+  spec.stopping.max_steps = 2;
+  spec.config_id = "mlp/cpu/fp32";
+  const TrainingRun run = Trainer(spec, log).run(f.model, f.optimizer, *f.workload, f.source, f.scaler);
+  EXPECT_EQ(run.losses.size(), 3u);
+  EXPECT_EQ(run.stop_reason, "steps");
+  const std::vector<std::string> step = {"data", "/phase", "h2d", "/phase", "forward", "/phase",
+                                         "backward", "/phase", "optimizer", "/phase", "/step"};
+  std::vector<std::string> expected = {"run:mlp/cpu/fp32", "step:0w"};
+  expected.insert(expected.end(), step.begin(), step.end());
+  expected.push_back("step:1");
+  expected.insert(expected.end(), step.begin(), step.end());
+  expected.push_back("step:2");
+  expected.insert(expected.end(), step.begin(), step.end());
+  expected.push_back("/run");
+  EXPECT_EQ(log.calls, expected);
+  EXPECT_EQ(run.last_batch.data.size(0), 32);
+}
+
+TEST(Trainer, PhaseTimerSeesOnlyMeasuredSteps) {
+  Fixture f;
+  PhaseTimer timer;
+  TrainerSpec spec;
+  spec.warmup_steps = 2;
+  spec.stopping.exact = true;
+  spec.stopping.max_steps = 4;
+  Trainer(spec, timer).run(f.model, f.optimizer, *f.workload, f.source, f.scaler);
+  ASSERT_EQ(timer.step_ms().size(), 4u);
+  for (Phase phase : kAllPhases) EXPECT_EQ(timer.phase_ms(phase).size(), 4u);
+  double phases = 0;
+  for (Phase phase : kAllPhases) phases += timer.phase_ms(phase)[0];
+  EXPECT_LE(phases, timer.step_ms()[0] + 1e-6) << "phases nest inside their step";
+  EXPECT_GT(timer.phase_ms(Phase::Backward)[0], 0);
+}
+
+TEST(Trainer, BudgetedRunStopsByItself) {
+  Fixture f;
+  PhaseTimer timer;
+  TrainerSpec spec;
+  spec.stopping.min_steps = 2;
+  spec.stopping.max_steps = 6;
+  spec.stopping.budget_s = 0;  // spent immediately: stop right after min_steps
+  const auto run = Trainer(spec, timer).run(f.model, f.optimizer, *f.workload, f.source, f.scaler);
+  EXPECT_EQ(timer.step_ms().size(), 2u);
+  EXPECT_EQ(run.stop_reason, "time_budget");
+}
+
+TEST(Trainer, NonFiniteLossFailsTheConfigWithTheStep) {
+  Fixture f;
+  {
+    torch::NoGradGuard no_grad;
+    for (auto& p : f.model.module->parameters()) p.fill_(std::numeric_limits<float>::quiet_NaN());
+  }
+  ProbeSet none;
+  TrainerSpec spec;
+  spec.stopping.exact = true;
+  spec.stopping.max_steps = 3;
+  try {
+    Trainer(spec, none).run(f.model, f.optimizer, *f.workload, f.source, f.scaler);
+    FAIL() << "NaN loss was not detected";
+  } catch (const TrainingFailure& error) {
+    EXPECT_STREQ(error.what(), "loss became NaN at step 0");
+  }
+}
+
+TEST(Checkpoint, RoundTripIsBitwiseAndDetectsADifference) {
+  Fixture f;
+  ProbeSet none;
+  TrainerSpec spec;
+  spec.stopping.exact = true;
+  spec.stopping.max_steps = 2;
+  const auto run = Trainer(spec, none).run(f.model, f.optimizer, *f.workload, f.source, f.scaler);
+  const auto check = check_checkpoint_round_trip(*f.workload, f.model, f.optimizer, run.last_batch.data, "/tmp/gpubench-ckpt-test.pt");
+  EXPECT_TRUE(check.parameters_equal) << check.mismatch;
+  EXPECT_TRUE(check.outputs_equal);
+  EXPECT_GT(check.bytes, 3u * 1863690u * 4u) << "params + Adam's two moments";
+  EXPECT_GE(check.save_ms, 0);
+}
+
+}  // namespace
+}  // namespace gpubench

@@ -1,0 +1,141 @@
+#include "reports/compare/report_loader.h"
+
+#include <gtest/gtest.h>
+
+#include "config/errors.h"
+#include "report_fixtures.h"
+
+namespace gpubench {
+namespace {
+
+using nlohmann::json;
+using testing::TempFile;
+
+// load_report must throw UsageError whose message names the role, the file and `what`.
+void expect_load_error(const std::string& name, const std::string& text, const std::string& what) {
+  const TempFile file(name, text);
+  try {
+    load_report(file.path(), "NEW");
+    ADD_FAILURE() << "no error for " << name;
+  } catch (const UsageError& error) {
+    const std::string message = error.what();
+    EXPECT_NE(message.find("NEW report '" + file.path() + "'"), std::string::npos) << message;
+    EXPECT_NE(message.find(what), std::string::npos) << "expected '" << what << "' in: " << message;
+  }
+}
+
+json good_report() { return testing::report({testing::ok_result("mlp/cpu/fp32", {10.0, 11.0, 12.0})}); }
+
+TEST(LoadReport, ReadsAValidReport) {
+  const TempFile file("good.json", good_report().dump());
+  const json report = load_report(file.path(), "BASE");
+  EXPECT_EQ(report["results"][0]["config_id"], "mlp/cpu/fp32");
+}
+
+TEST(LoadReport, MissingFile) {
+  const std::string path = ::testing::TempDir() + "gpubench_compare_does_not_exist.json";
+  try {
+    load_report(path, "BASE");
+    ADD_FAILURE() << "no error";
+  } catch (const UsageError& error) {
+    const std::string message = error.what();
+    EXPECT_NE(message.find("cannot read BASE report '" + path + "'"), std::string::npos) << message;
+  }
+}
+
+TEST(LoadReport, NotJson) { expect_load_error("not_json.json", "gpubench ran fine\n", "is not valid JSON"); }
+
+TEST(LoadReport, EmptyFile) { expect_load_error("empty.json", "", "is not valid JSON"); }
+
+TEST(LoadReport, TruncatedJson) {
+  const std::string text = good_report().dump();
+  expect_load_error("truncated.json", text.substr(0, text.size() / 2), "is not valid JSON");
+}
+
+TEST(LoadReport, NotAnObject) {
+  expect_load_error("array.json", "[1, 2, 3]", "the top level is an array, expected a JSON object");
+}
+
+TEST(LoadReport, MissingSchemaVersion) {
+  json report = good_report();
+  report.erase("schema_version");
+  expect_load_error("no_schema.json", report.dump(), "lacks \"schema_version\" (expected 1)");
+}
+
+TEST(LoadReport, OtherSchemaVersion) {
+  json report = good_report();
+  report["schema_version"] = 2;
+  expect_load_error("schema2.json", report.dump(), "has schema_version 2, expected 1");
+  report["schema_version"] = "1";
+  expect_load_error("schema_string.json", report.dump(), "has schema_version \"1\", expected 1");
+}
+
+TEST(LoadReport, MissingResults) {
+  json report = good_report();
+  report.erase("results");
+  expect_load_error("no_results.json", report.dump(), "lacks \"results\"");
+}
+
+TEST(LoadReport, ResultsNotAnArray) {
+  json report = good_report();
+  report["results"] = {{"config_id", "x"}};
+  expect_load_error("results_object.json", report.dump(), "\"results\" is an object, expected an array");
+}
+
+TEST(LoadReport, ResultNotAnObject) {
+  json report = good_report();
+  report["results"].push_back(42);
+  expect_load_error("result_number.json", report.dump(), "results[1] is a number (42), expected an object");
+}
+
+TEST(LoadReport, ResultLacksConfigId) {
+  json report = good_report();
+  report["results"][0].erase("config_id");
+  expect_load_error("no_id.json", report.dump(), "results[0] lacks \"config_id\"");
+}
+
+TEST(LoadReport, ResultLacksStatus) {
+  json report = good_report();
+  report["results"][0].erase("status");
+  expect_load_error("no_status.json", report.dump(), "results[0] (mlp/cpu/fp32) lacks \"status\"");
+}
+
+TEST(LoadReport, DuplicateConfigId) {
+  json report = good_report();
+  report["results"].push_back(report["results"][0]);
+  expect_load_error("duplicate.json", report.dump(), "results[1] (mlp/cpu/fp32): config_id appears twice");
+}
+
+TEST(LoadReport, SamplesNotNumbers) {
+  json report = good_report();
+  report["results"][0]["samples"]["step_ms"][1] = "11.0";
+  expect_load_error("string_sample.json", report.dump(),
+                    "samples.step_ms[1] is a string (\"11.0\"), expected a positive number of milliseconds");
+}
+
+TEST(LoadReport, SamplesNotPositive) {
+  json report = good_report();
+  report["results"][0]["samples"]["step_ms"][2] = -1.5;
+  expect_load_error("negative_sample.json", report.dump(), "samples.step_ms[2] is a number (-1.5)");
+}
+
+TEST(LoadReport, SamplesNotAnArray) {
+  json report = good_report();
+  report["results"][0]["samples"]["step_ms"] = 12.5;
+  expect_load_error("scalar_samples.json", report.dump(), "samples.step_ms is a number (12.5), expected an array");
+}
+
+TEST(LoadReport, BadBatchSize) {
+  json report = good_report();
+  report["results"][0]["workload"]["global_batch_size"] = 0;
+  expect_load_error("zero_batch.json", report.dump(), "workload.global_batch_size is a number (0)");
+}
+
+TEST(LoadReport, BadMemoryValue) {
+  json report = good_report();
+  report["results"][0]["memory"]["host_peak_rss_bytes"] = "lots";
+  expect_load_error("memory_string.json", report.dump(), "memory.host_peak_rss_bytes is a string (\"lots\")");
+}
+
+}  // namespace
+}  // namespace gpubench

@@ -1,0 +1,76 @@
+#include "reports/comparisons.h"
+
+#include <gtest/gtest.h>
+
+#include "reports/report_format.h"
+
+namespace gpubench {
+namespace {
+
+nlohmann::json row(const std::string& id, const std::string& status, double rate, double rss, double gpu = -1) {
+  nlohmann::json r = {{"config_id", id}, {"config", {{"workload", id.substr(0, id.find('/'))}}}, {"status", status}, {"reason", ""}};
+  if (status != "ok") return r;
+  r["throughput"]["samples_per_s"] = {{"median", rate}, {"p10", rate * 0.9}, {"p90", rate * 1.1}};
+  r["step_ms"] = {{"median", 1000.0 / rate}};
+  r["memory"]["host_peak_rss_bytes"] = rss;
+  if (gpu >= 0) r["memory"]["cuda_peak_allocated_bytes"] = gpu;
+  r["phases"] = {{"data", {{"share", 0.1}}}, {"forward", {{"share", 0.3}}}};
+  r["loss"] = {{"first", 2.3}, {"last", 1.1}};
+  return r;
+}
+
+TEST(Comparisons, SpeedupAndMemoryRatioForEveryPairThatRan) {
+  const nlohmann::json results = {row("mlp/cpu/fp32", "ok", 1000, 200), row("mlp/cpu/bf16", "ok", 250, 100),
+                                  row("mlp/cuda/fp32/pageable", "ok", 4000, 900, 50),
+                                  row("mlp/cuda/fp32/pinned", "ok", 5000, 900, 60),
+                                  row("mlp/cuda/amp-fp16/pinned", "failed", 0, 0)};
+  const auto comparisons = compute_comparisons(results);
+  ASSERT_EQ(comparisons.size(), 3u);  // bf16 vs fp32, gpu vs cpu, pinned vs pageable; amp failed
+  EXPECT_EQ(comparisons[0]["kind"], "bf16_vs_fp32");
+  EXPECT_DOUBLE_EQ(comparisons[0]["speedup"].get<double>(), 0.25);
+  EXPECT_DOUBLE_EQ(comparisons[0]["memory_ratio"].get<double>(), 0.5);
+  EXPECT_EQ(comparisons[1]["kind"], "gpu_vs_cpu");
+  EXPECT_EQ(comparisons[1]["memory_metric"], "host_peak_rss_bytes") << "never a GPU/host ratio";
+  EXPECT_EQ(comparisons[2]["kind"], "pinned_vs_pageable");
+  EXPECT_DOUBLE_EQ(comparisons[2]["speedup"].get<double>(), 1.25);
+  EXPECT_EQ(comparisons[2]["memory_metric"], "cuda_peak_allocated_bytes");
+  EXPECT_DOUBLE_EQ(comparisons[2]["memory_ratio"].get<double>(), 1.2);
+}
+
+TEST(Comparisons, PairsStayWithinTheirWorkload) {
+  const nlohmann::json results = {row("mlp/cpu/fp32", "ok", 1000, 200), row("cnn/cpu/bf16", "ok", 250, 100)};
+  EXPECT_TRUE(compute_comparisons(results).empty());
+}
+
+TEST(ReportFormat, TableAndMarkdownShowRowsReasonsAndSpeedups) {
+  nlohmann::json report = {{"tool", {{"version", "0.1.0"}, {"git_commit", "abc"}}},
+                           {"env", {{"cpu_model", "Test CPU"}, {"torch_version", "1.13.0"}, {"threads", 2}}},
+                           {"matrix", {{"preset", "quick"}}}};
+  report["results"] = {row("mlp/cpu/fp32", "ok", 1000, 200 * 1024 * 1024), row("mlp/cpu/bf16", "ok", 250, 100),
+                       row("mlp/cuda/fp32/pinned", "skipped", 0, 0)};
+  report["results"][2]["reason"] = "no CUDA device: driver | missing";
+  report["comparisons"] = compute_comparisons(report["results"]);
+  const std::string table = format_report(report, "table");
+  EXPECT_NE(table.find("mlp/cpu/fp32"), std::string::npos);
+  EXPECT_NE(table.find("1000.0 [900.0-1100.0]"), std::string::npos) << table;
+  EXPECT_NE(table.find("200.0 MiB (rss)"), std::string::npos) << table;
+  EXPECT_NE(table.find("no CUDA device"), std::string::npos);
+  EXPECT_NE(table.find("0.25x"), std::string::npos);
+  const std::string markdown = format_report(report, "markdown");
+  EXPECT_NE(markdown.find("## mlp"), std::string::npos);
+  EXPECT_NE(markdown.find("| mlp/cpu/bf16 | ok | 250.0 [225.0-275.0] | 0.25x vs mlp/cpu/fp32 |"), std::string::npos) << markdown;
+  EXPECT_NE(markdown.find("driver \\| missing"), std::string::npos) << "pipes escaped";
+  EXPECT_EQ(nlohmann::json::parse(format_report(report, "json")), report);
+  EXPECT_THROW(format_report(report, "html"), std::exception);
+}
+
+TEST(ReportFormat, Units) {
+  EXPECT_EQ(format_bytes(0), "-");
+  EXPECT_EQ(format_bytes(1536), "1.5 KiB");
+  EXPECT_EQ(format_bytes(3.0 * 1024 * 1024 * 1024), "3.0 GiB");
+  EXPECT_EQ(format_rate(12345.6), "12346");
+  EXPECT_EQ(format_rate(7.126), "7.13");
+}
+
+}  // namespace
+}  // namespace gpubench
