@@ -1,5 +1,7 @@
 #include "reports/comparisons.h"
 
+#include "reports/loss_parity.h"
+
 #include <algorithm>
 #include <string>
 #include <vector>
@@ -23,15 +25,21 @@ const std::vector<PairRule>& pair_rules() {
       {"amp_fp16_vs_fp32", "cuda/fp32/pinned", "cuda/amp-fp16/pinned"},
       {"amp_bf16_vs_fp32", "cuda/fp32/pinned", "cuda/amp-bf16/pinned"},
       {"dp_vs_single", "cuda/fp32/pinned", "cuda/fp32/pinned/dp"},
-      {"ddp_vs_single", "cuda/fp32/pinned", "cuda/fp32/pinned/ddp-1"},
-      {"ddp_vs_dp", "cuda/fp32/pinned/dp", "cuda/fp32/pinned/ddp-1"},
+      // The matrix runs cuda DDP with one rank per visible device: ddp-1 on one GPU, ddp-8 on eight.
+      {"ddp_vs_single", "cuda/fp32/pinned", "cuda/fp32/pinned/ddp-*"},
+      {"ddp_vs_dp", "cuda/fp32/pinned/dp", "cuda/fp32/pinned/ddp-*"},
   };
   return rules;
 }
 
+// `id` may end in '*': the first ok row whose id starts with the rest.
 const nlohmann::json* find_ok(const nlohmann::json& results, const std::string& id) {
-  for (const auto& row : results)
-    if (row.value("config_id", "") == id && row.value("status", "") == "ok") return &row;
+  const bool prefix = !id.empty() && id.back() == '*';
+  const std::string stem = prefix ? id.substr(0, id.size() - 1) : id;
+  for (const auto& row : results) {
+    const std::string row_id = row.value("config_id", "");
+    if ((prefix ? row_id.rfind(stem, 0) == 0 : row_id == id) && row.value("status", "") == "ok") return &row;
+  }
   return nullptr;
 }
 
@@ -74,7 +82,8 @@ nlohmann::json compute_comparisons(const nlohmann::json& results) {
                              {"candidate", (*candidate)["config_id"]},
                              {"speedup", base_rate > 0 ? median_throughput(*candidate) / base_rate : 0.0},
                              {"memory_metric", metric},
-                             {"memory_ratio", base_memory > 0 ? memory_value(*candidate, metric) / base_memory : 0.0}});
+                             {"memory_ratio", base_memory > 0 ? memory_value(*candidate, metric) / base_memory : 0.0},
+                             {"loss_ratio", late_loss_ratio(*base, *candidate)}});
     }
   }
   return comparisons;

@@ -2,7 +2,9 @@
 
 #include <ctime>
 
+#include "reports/ceiling_shares.h"
 #include "reports/comparisons.h"
+#include "reports/verdicts.h"
 
 namespace gpubench {
 namespace {
@@ -19,7 +21,8 @@ std::string utc_now() {
 }  // namespace
 
 nlohmann::json build_report(const nlohmann::json& env, const nlohmann::json& matrix,
-                            const std::vector<nlohmann::json>& results, const std::string& command_line) {
+                            const std::vector<nlohmann::json>& results, const std::string& command_line,
+                            const nlohmann::json& ceilings) {
   nlohmann::json report;
   report["schema_version"] = kReportSchemaVersion;
   report["tool"] = {{"name", "gpubench"}, {"version", GPUBENCH_VERSION}, {"git_commit", git_commit()}};
@@ -28,6 +31,11 @@ nlohmann::json build_report(const nlohmann::json& env, const nlohmann::json& mat
   report["env"] = env;
   report["matrix"] = matrix;
   report["results"] = results;
+  annotate_results(report["results"]);
+  if (!ceilings.is_null()) {
+    apply_ceilings(report["results"], ceilings);
+    report["ceilings"] = ceilings;
+  }
   report["comparisons"] = compute_comparisons(report["results"]);
   return report;
 }

@@ -43,6 +43,10 @@ RowCells row_cells(const nlohmann::json& row, const nlohmann::json& comparisons)
   cells.peak_memory = memory.contains("cuda_peak_allocated_bytes")
                           ? format_bytes(memory["cuda_peak_allocated_bytes"].get<double>()) + " (gpu)"
                           : format_bytes(memory.value("host_peak_rss_bytes", 0.0)) + " (rss)";
+  if (row.contains("verdict")) {
+    cells.note = row["verdict"].value("text", "");
+    for (const auto& warning : row.value("warnings", nlohmann::json::array())) cells.note += "; warning: " + warning.get<std::string>();
+  }
   cells.speedup = "-";
   for (const auto& comparison : comparisons)
     if (comparison.value("candidate", "") == cells.config_id) {

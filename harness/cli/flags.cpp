@@ -1,5 +1,7 @@
 #include "cli/flags.h"
 
+#include <cstdio>
+
 #include <CLI/CLI.hpp>
 
 #include "config/errors.h"
@@ -26,7 +28,24 @@ std::vector<std::string> split_commas(const std::string& text) {
 // message: the flag, the value, and what was expected.
 struct RawFlags {
   std::string workload, preset = "default", steps, warmup, batch_size, threads, workers, seed, timeout;
+  std::string bucket_mb, comm_timeout, nproc;
 };
+
+// A positive decimal in (0, max] for `flag`; throws UsageError otherwise.
+double parse_positive(const std::string& flag, const std::string& text, double max, const std::string& unit) {
+  std::size_t used = 0;
+  double value = 0;
+  bool ok = !text.empty();
+  try {
+    value = std::stod(text, &used);
+  } catch (const std::exception&) {
+    ok = false;
+  }
+  if (!ok || used != text.size() || !(value > 0) || value > max)
+    throw UsageError(flag + " '" + text + "' is invalid: expected " + unit + " above 0 and at most " +
+                     std::to_string(static_cast<long long>(max)));
+  return value;
+}
 
 void add_settings_flags(CLI::App& app, RawFlags& raw, CliOptions& options) {
   app.add_option("--workload", raw.workload, "Comma list of workloads: mlp,cnn,transformer (default: all)");
@@ -42,6 +61,9 @@ void add_settings_flags(CLI::App& app, RawFlags& raw, CliOptions& options) {
                  "A:B: cudaProfilerStart/Stop around steps A..B, for nsys --capture-range=cudaProfilerApi");
   app.add_flag("!--no-cupti", options.settings.cupti, "Do not collect CUPTI kernel/memcpy activity on CUDA configs");
   app.add_option("--config-timeout", raw.timeout, "Seconds before a config's process is killed and marked failed (default: 1800)");
+  app.add_option("--bucket-mb", raw.bucket_mb, "DDP gradient bucket size in MiB, as PyTorch's bucket_cap_mb (default: 25)");
+  app.add_option("--comm-timeout", raw.comm_timeout,
+                 "DDP: seconds any rendezvous or collective may wait before the config fails (a dead peer) (default: 60)");
 }
 
 void apply_settings(const CLI::App& app, const RawFlags& raw, CliOptions& options) {
@@ -60,6 +82,9 @@ void apply_settings(const CLI::App& app, const RawFlags& raw, CliOptions& option
   if (given("--seed")) s.seed = static_cast<std::uint64_t>(parse_integer("--seed", raw.seed, 0, (1LL << 62)));
   if (!s.profile_steps.empty()) (void)parse_profile_steps(s.profile_steps);  // fail now, not per config
   if (given("--config-timeout")) s.config_timeout_s = static_cast<double>(parse_integer("--config-timeout", raw.timeout, 1, 7 * 24 * 3600));
+  if (given("--bucket-mb")) s.bucket_mb = parse_positive("--bucket-mb", raw.bucket_mb, 4096, "a size in MiB");
+  if (given("--comm-timeout")) s.comm_timeout_s = parse_positive("--comm-timeout", raw.comm_timeout, 24 * 3600, "seconds");
+  if (given("--nproc")) options.nproc = static_cast<int>(parse_integer("--nproc", raw.nproc, 1, 1024));
 }
 
 }  // namespace
@@ -90,12 +115,16 @@ CliOptions parse_command_line(int argc, const char* const* argv) {
   app.add_flag("--list", list, "Print the configs SPEC expands to and whether each can run here; run nothing");
   add_settings_flags(app, raw, options);
   app.add_option("--out", options.out, "JSON report path, written atomically after every config (default: gpubench-report.json)");
+  app.add_option("--ceilings", options.ceilings, "Ceilings file from gpubench-bench --ceilings-out: report each config as a share of them");
   app.add_option("--trace", options.trace, "Write a Chrome trace-event JSON (Perfetto, chrome://tracing) of every config");
   app.add_option("--format", options.format, "stdout format: table | json | markdown (default: table on a terminal, else json)");
   app.add_flag("--strict", options.strict, "Exit 1 if any config failed");
+  app.add_option("--nproc", raw.nproc,
+                 "Start N ranks of this command on this host, as torchrun --nproc-per-node N would (for ddp-N configs)");
   app.add_option("--child-config", options.child_config)->group("");
   app.add_option("--child-result", options.child_result)->group("");
   app.add_option("--child-trace", options.settings.trace_path)->group("");
+  app.add_option("--test-step-delay-ms", options.settings.test_step_delay_ms)->group("");
 
   CLI::App* compare = app.add_subcommand("compare", "Compare two reports; exit 1 on a real slowdown, not on noise");
   compare->add_option("BASE", options.compare_base, "Baseline report (JSON)")->required();
@@ -147,6 +176,15 @@ std::vector<std::string> settings_to_args(const RunSettings& s) {
   if (!s.data_dir.empty()) args.insert(args.end(), {"--data", s.data_dir});
   if (!s.profile_steps.empty()) args.insert(args.end(), {"--profile-steps", s.profile_steps});
   if (!s.cupti) args.push_back("--no-cupti");
+  // Decimal flags round-trip exactly through %.17g.
+  const auto add_decimal = [&](const char* flag, double value) {
+    char text[32];
+    std::snprintf(text, sizeof(text), "%.17g", value);
+    args.insert(args.end(), {flag, text});
+  };
+  add_decimal("--bucket-mb", s.bucket_mb);
+  add_decimal("--comm-timeout", s.comm_timeout_s);
+  if (s.test_step_delay_ms > 0) args.insert(args.end(), {"--test-step-delay-ms", std::to_string(s.test_step_delay_ms)});
   return args;
 }
 

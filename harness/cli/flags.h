@@ -17,8 +17,10 @@ struct CliOptions {
   RunSettings settings;
   std::string out = "gpubench-report.json";
   std::string trace;   // Chrome trace-event file for every config's host (and device) spans
+  std::string ceilings;  // gpubench-bench ceilings file: rows say how close they get
   std::string format;  // empty = table on a TTY, json otherwise
   bool strict = false;
+  int nproc = 0;  // --nproc N: start N ranks of this command here (0: run as one process)
 
   // Hidden: set by the parent when it re-executes itself for one config.
   std::string child_config, child_result;

@@ -2,11 +2,14 @@
 // run and reports what each technique buys. Exit codes: 0 ok; 1 regression (compare) or a
 // failed config with --strict; 2 usage or input error.
 #include <iostream>
+#include <vector>
 
 #include "cli/compare_command.h"
 #include "cli/flags.h"
 #include "cli/matrix_command.h"
 #include "config/errors.h"
+#include "parallel/nproc_launcher.h"
+#include "run/child_process.h"
 
 namespace {
 
@@ -35,6 +38,12 @@ int main(int argc, char** argv) {
         return gpubench::run_compare_command(options);
       case CliOptions::Command::Matrix:
       case CliOptions::Command::List:
+        // --nproc N: this process only launches N ranks of the same command line.
+        if (options.nproc > 0 && options.command == CliOptions::Command::Matrix) {
+          std::vector<std::string> args(argv, argv + argc);
+          args[0] = gpubench::self_executable();
+          return gpubench::run_nproc_launcher(options.nproc, gpubench::without_nproc_flag(args));
+        }
         return gpubench::run_matrix_command(options, joined_command_line(argc, argv));
     }
   } catch (const gpubench::UsageError& error) {

@@ -7,10 +7,12 @@
 
 #include <fmt/format.h>
 
+#include "bench/ceilings.h"
 #include "config/errors.h"
 #include "config/matrix_spec.h"
 #include "device/env_record.h"
 #include "io/atomic_file.h"
+#include "parallel/rank_launcher.h"
 #include "profile/trace_probe.h"
 #include "reports/report.h"
 #include "reports/report_format.h"
@@ -69,7 +71,9 @@ nlohmann::json matrix_json(const CliOptions& options, const std::vector<Config>&
           {"threads", threads},
           {"workers", options.settings.workers},
           {"data_dir", options.settings.data_dir},
-          {"config_ids", ids}};
+          {"config_ids", ids},
+          // Never silently: a report measured with the test-only slowdown says so.
+          {"test_step_delay_ms", options.settings.test_step_delay_ms}};
 }
 
 int print_list(const std::vector<Config>& configs, const MachineCapabilities& machine) {
@@ -101,9 +105,17 @@ int run_matrix_command(const CliOptions& options, const std::string& command_lin
   request.cuda_devices = machine.cuda.device_count;
   const std::vector<Config> configs = expand_matrix(request);
   validate_inputs(options, configs);
+  const nlohmann::json ceilings = options.ceilings.empty() ? nlohmann::json() : load_ceilings(options.ceilings);
   if (options.command == CliOptions::Command::List) return print_list(configs, machine);
+  // Launched as one rank (torchrun, Slurm, --nproc): a bad launch environment or an
+  // unreachable store is a usage error now, before anything runs; only rank 0 reports.
+  const std::shared_ptr<RankLauncher> ranks = RankLauncher::from_environment(options.settings.comm_timeout_s);
+  std::vector<std::string> config_ids;
+  for (const auto& config : configs) config_ids.push_back(config.id());
+  ranks->agree_on_configs(config_ids);
 
   MatrixRun run;
+  run.ranks = ranks;
   run.configs = configs;
   run.settings = options.settings;
   run.machine = machine;
@@ -116,13 +128,15 @@ int run_matrix_command(const CliOptions& options, const std::string& command_lin
   const nlohmann::json matrix = matrix_json(options, configs, threads);
   std::vector<nlohmann::json> done;
   const MatrixOutput output = run_matrix(run, [&](std::size_t index, const nlohmann::json& row) {
+    if (!ranks->writes_report()) return;
     std::cerr << progress_line(index, configs.size(), row) << std::endl;
     done.push_back(row);
     // Rewritten after every config: an interrupted matrix keeps what it measured.
-    write_file_atomically(options.out, build_report(env, matrix, done, command_line).dump(2) + "\n");
+    write_file_atomically(options.out, build_report(env, matrix, done, command_line, ceilings).dump(2) + "\n");
   });
   const auto& results = output.results;
-  const nlohmann::json report = build_report(env, matrix, results, command_line);
+  if (!ranks->writes_report()) return 0;  // rank 0 has every rank's outcome
+  const nlohmann::json report = build_report(env, matrix, results, command_line, ceilings);
   write_file_atomically(options.out, report.dump(2) + "\n");
   if (run.collect_trace) {
     write_chrome_trace(options.trace, output.trace_sets);

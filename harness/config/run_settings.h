@@ -20,10 +20,16 @@ struct RunSettings {
   std::uint64_t seed = 42;
   std::string data_dir;   // real MNIST IDX files for mlp
   double config_timeout_s = 1800;
+  // DDP
+  double bucket_mb = 25;        // gradient bucket cap (PyTorch's bucket_cap_mb)
+  double comm_timeout_s = 60;   // bound on rendezvous, every collective wait, the final gather
   // Profiling
   std::string profile_steps;  // "A:B": cudaProfilerStart/Stop around these steps
   bool cupti = true;          // CUPTI activity collection on CUDA configs
   std::string trace_path;     // child side: where to hand its trace spans to the parent
+  // Test-only (hidden flag): sleep this long in every forward phase, a known slowdown for
+  // the end-to-end regression test of `gpubench compare`.
+  double test_step_delay_ms = 0;
 };
 
 // The preset's scale: how long to measure and how large a dataset. Models and batch

@@ -8,7 +8,13 @@ LoaderBatchSource::LoaderBatchSource(TensorDataset dataset, LoaderOptions option
                             .workers(static_cast<size_t>(options.workers))
                             .drop_last(true);
   const auto size = *dataset.size();
-  loader_ = std::make_unique<Loader>(std::move(dataset), torch::data::samplers::RandomSampler(size), loader_options);
+  if (options.shard) {
+    using Sharded = torch::data::StatelessDataLoader<TensorDataset, DistributedShardSampler>;
+    loader_ = std::make_unique<Sharded>(std::move(dataset), DistributedShardSampler(size, *options.shard), loader_options);
+    return;
+  }
+  using Random = torch::data::StatelessDataLoader<TensorDataset, torch::data::samplers::RandomSampler>;
+  loader_ = std::make_unique<Random>(std::move(dataset), torch::data::samplers::RandomSampler(size), loader_options);
 }
 
 Batch LoaderBatchSource::next() {

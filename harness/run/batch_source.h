@@ -1,8 +1,10 @@
 #pragma once
 #include <memory>
+#include <optional>
 
 #include <torch/torch.h>
 
+#include "parallel/shard_sampler.h"
 #include "workloads/data/tensor_dataset.h"
 
 namespace gpubench {
@@ -22,11 +24,14 @@ class BatchSource {
 struct LoaderOptions {
   std::int64_t batch_size = 0;
   int workers = 0;
+  // DDP: this rank's shard (parallel/shard_sampler.h). Unset: the whole dataset in
+  // RandomSampler order.
+  std::optional<DataShard> shard;
 };
 
-// torch::data DataLoader over a TensorDataset: random (seeded) order, fixed batch size
-// (drop_last), `workers` loader threads, restarting the epoch when it runs out. Copies to
-// the device from ordinary (pageable) host memory.
+// torch::data DataLoader over a TensorDataset: random (seeded) order -- or a DDP rank's
+// shard --, fixed batch size (drop_last), `workers` loader threads, restarting the epoch
+// when it runs out. Copies to the device from ordinary (pageable) host memory.
 class LoaderBatchSource : public BatchSource {
  public:
   LoaderBatchSource(TensorDataset dataset, LoaderOptions options, torch::Device device);
@@ -34,7 +39,8 @@ class LoaderBatchSource : public BatchSource {
   Batch to_device(Batch host_batch) override;
 
  private:
-  using Loader = torch::data::StatelessDataLoader<TensorDataset, torch::data::samplers::RandomSampler>;
+  // The common base of the RandomSampler and DistributedShardSampler loaders.
+  using Loader = torch::data::DataLoaderBase<TensorDataset, Batch, std::vector<size_t>>;
   std::unique_ptr<Loader> loader_;
   torch::optional<torch::data::Iterator<Batch>> position_;
   torch::Device device_;

@@ -1,6 +1,34 @@
 #include "run/capability.h"
 
+#include "parallel/process_group.h"
+
 namespace gpubench {
+namespace {
+
+// The CUDA part: why this machine or build cannot run a cuda config, if it cannot.
+std::optional<std::string> cuda_skip_reason(const Config& config, const MachineCapabilities& machine) {
+  // The runtime's own reason first: it is what a user can act on (driver, device).
+  if (!machine.cuda.available) return machine.cuda.reason;
+  if (!machine.torch_cuda)
+    return std::string("LibTorch in this build has no CUDA: rebuild gpubench against a CUDA LibTorch "
+                       "(scripts/build-with-pip-torch.sh)");
+  const int devices = machine.cuda.device_count;
+  if (config.parallel == ParallelMode::Ddp && config.world_size > devices)
+    return "ddp-" + std::to_string(config.world_size) + " needs " + std::to_string(config.world_size) +
+           " CUDA devices (one per rank); this machine has " + std::to_string(devices);
+  // Single-device configs compute on cuda:0 (parallel modes are fp32 only).
+  if (config.precision == Precision::AmpBf16 && !machine.cuda.devices.empty()) {
+    const GpuInfo& gpu = machine.cuda.devices.front();
+    if (gpu.compute_major < 8)
+      return "amp-bf16 needs bfloat16 support (compute capability 8.0+); cuda:0 " + gpu.name + " is " +
+             std::to_string(gpu.compute_major) + "." + std::to_string(gpu.compute_minor);
+  }
+  // DataParallel runs on however many devices there are, one included (the result
+  // records the count in result["parallel"]["devices"]).
+  return std::nullopt;
+}
+
+}  // namespace
 
 MachineCapabilities detect_capabilities() {
   MachineCapabilities machine;
@@ -10,14 +38,12 @@ MachineCapabilities detect_capabilities() {
 }
 
 std::optional<std::string> skip_reason(const Config& config, const MachineCapabilities& machine) {
+  if (config.device == DeviceKind::Cuda)
+    if (auto reason = cuda_skip_reason(config, machine)) return reason;
+  // DDP's collective backend must be built (Gloo for cpu, NCCL for cuda); device counts
+  // are the CUDA part's business above.
   if (config.parallel == ParallelMode::Ddp)
-    return std::string("DistributedDataParallel is not implemented in this build yet");
-  if (config.device == DeviceKind::Cpu) return std::nullopt;
-  // The runtime's own reason first: it is what a user can act on (driver, device).
-  if (!machine.cuda.available) return machine.cuda.reason;
-  if (!machine.torch_cuda)
-    return std::string("LibTorch in this build has no CUDA: rebuild gpubench against a CUDA LibTorch "
-                       "(scripts/build-with-pip-torch.sh)");
+    if (auto reason = backend_unavailable_reason(config.device == DeviceKind::Cuda ? "nccl" : "gloo")) return reason;
   return std::nullopt;
 }
 

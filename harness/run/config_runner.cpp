@@ -9,6 +9,7 @@
 #include "config/errors.h"
 #include "profile/host_memory.h"
 #include "io/atomic_file.h"
+#include "parallel/ddp_session.h"
 #include "profile/trace_span_json.h"
 #include "run/checkpoint_check.h"
 #include "run/execution_plan.h"
@@ -82,15 +83,37 @@ nlohmann::json run_config_in_process(const Config& config, const RunSettings& se
     throw UsageError("--batch-size " + std::to_string(sizes.batch_size) + " is larger than the " + config.workload +
                      " dataset (" + std::to_string(dataset_samples) + " samples)");
 
-  ExecutionPlan plan = plan_execution(config);
+  // A DDP rank runs its device's single-process plan (its launcher narrowed
+  // CUDA_VISIBLE_DEVICES to the rank's device) plus the session: process group, rank 0's
+  // parameters, its data shard, gradient all-reduce during backward.
+  const bool ddp_config = config.parallel == ParallelMode::Ddp;
+  Config per_process = config;
+  if (ddp_config) {
+    per_process.parallel = ParallelMode::Single;
+    per_process.world_size = 1;
+  }
+  ExecutionPlan plan = plan_execution(per_process);
+  std::unique_ptr<DdpSession> ddp;
+  if (ddp_config)
+    ddp = DdpSession::join({config.world_size, plan.device, settings.bucket_mb, settings.comm_timeout_s, settings.seed},
+                           read_launch_env());
+  const std::int64_t shard_samples = (dataset_samples + config.world_size - 1) / config.world_size;
+  if (ddp && sizes.batch_size > shard_samples)
+    throw UsageError("--batch-size " + std::to_string(sizes.batch_size) + " is larger than each rank's shard of the " +
+                     config.workload + " dataset (" + std::to_string(shard_samples) + " of " +
+                     std::to_string(dataset_samples) + " samples)");
   Model model = workload->make_model();
   model.module->to(plan.device);
+  if (ddp) ddp->broadcast_from_rank0(*model.module);
   torch::optim::Adam optimizer(model.module->parameters(), torch::optim::AdamOptions(1e-3));
-  auto source = plan.make_batch_source(std::move(dataset), {sizes.batch_size, settings.workers});
+  LoaderOptions loader_options{sizes.batch_size, settings.workers, std::nullopt};
+  if (ddp) loader_options.shard = ddp->data_shard();
+  auto source = plan.make_batch_source(std::move(dataset), loader_options);
 
   ConfigProbes config_probes = assemble_probes(config, settings, plan);
   ProbeSet& probes = config_probes.all;
   const auto& timer = config_probes.timer;
+  if (ddp) probes.add(ddp->recorder());
 
   TrainerSpec spec;
   spec.device = plan.device;
@@ -98,17 +121,25 @@ nlohmann::json run_config_in_process(const Config& config, const RunSettings& se
   spec.autocast_dtype = plan.autocast_dtype;
   spec.warmup_steps = sizes.warmup;
   spec.stopping = sizes.stopping;
+  spec.test_delay_ms = settings.test_step_delay_ms;
   spec.config_id = config.id();
   spec.synchronize = plan.synchronize;
   spec.data_parallel_devices = plan.data_parallel_devices;
+  if (ddp) spec.gradient_sync = &ddp->attach(model.module->parameters());
   Trainer trainer(spec, probes);
   TrainingRun run = trainer.run(model, optimizer, *workload, *source, *plan.scaler);
   if (config_probes.trace) write_file_atomically(settings.trace_path, to_json(config_probes.trace->span_set()).dump());
+  // Rank 0 gets every rank's numbers; the report is rank 0's result.
+  std::optional<DdpSession::Gathered> gathered;
+  if (ddp) gathered = ddp->gather(timer->step_ms(), run.losses, static_cast<std::size_t>(shard_samples));
+  const bool reporting = !ddp || ddp->rank() == 0;
 
   const std::string checkpoint_path =
       "/tmp/gpubench-checkpoint-" + std::to_string(getpid()) + "-" + std::to_string(std::rand()) + ".pt";
+  // The ranks hold the same parameters: only the reporting process checks the round trip.
   const CheckpointCheck checkpoint =
-      check_checkpoint_round_trip(*workload, model, optimizer, run.last_batch.data, checkpoint_path);
+      reporting ? check_checkpoint_round_trip(*workload, model, optimizer, run.last_batch.data, checkpoint_path)
+                : CheckpointCheck{};
 
   nlohmann::json result;
   result["config_id"] = config.id();
@@ -141,10 +172,19 @@ nlohmann::json run_config_in_process(const Config& config, const RunSettings& se
   std::vector<double> samples_per_s;
   for (double ms : timer->step_ms()) samples_per_s.push_back(static_cast<double>(sizes.batch_size * config.world_size) * 1000.0 / ms);
   result["throughput"]["samples_per_s"] = to_json(summarize(samples_per_s));
-  result["loss"] = loss_json(run.losses, sizes.warmup);
+  // DDP: the global batch's loss (mean over the ranks' shards), comparable with one process.
+  result["loss"] = loss_json(gathered ? gathered->global_losses : run.losses, sizes.warmup);
+  if (gathered) result["ddp"] = gathered->ddp;
   result["optimizer_steps_skipped"] = run.optimizer_steps_skipped;
-  result["checkpoint"] = checkpoint.to_json();
-  if (!checkpoint.parameters_equal || !checkpoint.outputs_equal) {
+  // The seed's pitfall: a parameter or batch left behind on another device still trains,
+  // just slowly. Checked, not assumed.
+  bool parameters_on_device = true;
+  for (const auto& parameter : model.module->parameters())
+    parameters_on_device = parameters_on_device && parameter.device() == plan.device;
+  result["placement"] = {{"parameters_on_device", parameters_on_device},
+                         {"batch_on_device", run.last_batch.data.device() == plan.device}};
+  if (reporting) result["checkpoint"] = checkpoint.to_json();
+  if (reporting && (!checkpoint.parameters_equal || !checkpoint.outputs_equal)) {
     // Keep the measurements: the row says what broke and still shows the numbers.
     result["status"] = "failed";
     result["reason"] = "checkpoint round trip failed: " + checkpoint.mismatch;

@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <iostream>
 
@@ -27,6 +28,87 @@ nlohmann::json read_child_result(const std::string& path) {
   } catch (const std::exception&) {
     return nullptr;
   }
+}
+
+// "rank 1 of 2: <reason>", unless the reason already names its rank.
+std::string rank_reason(int rank, int world_size, const std::string& reason) {
+  const std::string who = "rank " + std::to_string(rank) + " of " + std::to_string(world_size);
+  return reason.rfind(who, 0) == 0 ? reason : who + ": " + reason;
+}
+
+RankReport report_of(const RankExit& exit, const nlohmann::json& row) {
+  RankReport report;
+  report.peak_rss_bytes = exit.peak_rss_bytes;
+  report.wall_s = exit.wall_s;
+  report.ok = exit.ok() && row.is_object() && row.value("status", "") == "ok";
+  if (report.ok) return report;
+  const std::string written = row.is_object() ? row.value("reason", "") : "";
+  if (!written.empty())
+    report.reason = written + (exit.ok() || exit.exit_code == kChildFailedWithReason ? "" : " (child process " + exit.describe() + ")");
+  else
+    report.reason = "child process " + exit.describe() + (row.is_null() ? " before writing a result" : "");
+  return report;
+}
+
+// A ddp-N config: N child processes, one per rank (or this rank's under an external
+// launcher). Rank 0's result is the row when every rank succeeded; otherwise the config
+// fails with each failed rank's reason.
+nlohmann::json run_ddp_config(const MatrixRun& run, RankLauncher& ranks, std::size_t index, const Config& config,
+                              MatrixOutput& output) {
+  const std::string base = "/tmp/gpubench-result-" + std::to_string(getpid()) + "-" + std::to_string(index);
+  const auto result_path = [&](int rank) { return base + ".rank" + std::to_string(rank) + ".json"; };
+  const std::string trace_path = base + ".trace";
+  RankLauncher::ConfigLaunch launch;
+  launch.scope = "config" + std::to_string(index);
+  launch.world_size = config.world_size;
+  launch.cuda = config.device == DeviceKind::Cuda;
+  launch.timeout_s = run.settings.config_timeout_s;
+  launch.argv_for_rank = [&](int rank) {
+    std::vector<std::string> argv = run.child_command;
+    argv.insert(argv.end(), {"--child-config", config.id(), "--child-result", result_path(rank)});
+    if (run.collect_trace && rank == 0) argv.insert(argv.end(), {"--child-trace", trace_path});
+    return argv;
+  };
+  nlohmann::json row;  // rank 0's result, when rank 0 ran here
+  bool rank0_exit_clean = false;
+  std::vector<std::pair<int, RankReport>> local;
+  for (const auto& [rank, exit] : ranks.launch(launch)) {
+    const nlohmann::json rank_row = read_child_result(result_path(rank));
+    std::remove(result_path(rank).c_str());
+    if (rank == 0) {
+      row = rank_row;
+      rank0_exit_clean = exit.ok();
+    }
+    local.emplace_back(rank, report_of(exit, rank_row));
+  }
+  if (run.collect_trace) {
+    const nlohmann::json spans = read_child_result(trace_path);
+    if (!spans.is_null()) output.trace_sets.push_back(trace_span_set_from_json(spans));
+    std::remove(trace_path.c_str());
+  }
+  const auto reports = ranks.exchange(launch.scope, config.world_size, local);
+  std::string reasons, other_reasons;
+  std::uint64_t rss = 0;
+  double wall_s = 0;
+  nlohmann::json rss_per_rank = nlohmann::json::array();
+  for (const auto& [rank, report] : reports) {
+    rss += report.peak_rss_bytes;
+    rss_per_rank.push_back(report.peak_rss_bytes);
+    wall_s = std::max(wall_s, report.wall_s);
+    if (report.ok) continue;
+    const std::string text = rank_reason(rank, config.world_size, report.reason);
+    reasons += (reasons.empty() ? "" : "; ") + text;
+    if (rank != 0) other_reasons += text;
+  }
+  // Rank 0's measured row stands (even one failed by its checkpoint check) when its
+  // process ended cleanly and no other rank failed.
+  const bool keep = row.is_object() && row.contains("throughput") && rank0_exit_clean && other_reasons.empty();
+  if (!keep) row = status_row(config, "failed", reasons.empty() ? "rank 0 wrote no result" : reasons);
+  // Every rank's process: what DDP costs in host memory is all of them together.
+  row["memory"]["host_peak_rss_bytes"] = rss;
+  if (row.contains("ddp")) row["ddp"]["host_peak_rss_bytes_per_rank"] = rss_per_rank;
+  row["child_wall_s"] = wall_s;
+  return row;
 }
 
 }  // namespace
@@ -65,11 +147,17 @@ int run_child_config(const Config& config, const RunSettings& settings, const st
 
 MatrixOutput run_matrix(const MatrixRun& run, const std::function<void(std::size_t, const nlohmann::json&)>& on_result) {
   MatrixOutput output;
+  std::shared_ptr<RankLauncher> ranks = run.ranks;
   for (std::size_t index = 0; index < run.configs.size(); ++index) {
     const Config& config = run.configs[index];
     nlohmann::json row;
-    if (const auto reason = skip_reason(config, run.machine)) {
+    auto reason = skip_reason(config, run.machine);
+    if (!reason && ranks) reason = ranks->skip_reason(config);
+    if (reason) {
       row = status_row(config, "skipped", *reason);
+    } else if (config.parallel == ParallelMode::Ddp) {
+      if (!ranks) ranks = RankLauncher::from_environment(run.settings.comm_timeout_s);
+      row = run_ddp_config(run, *ranks, index, config, output);
     } else {
       const std::string result_path =
           "/tmp/gpubench-result-" + std::to_string(getpid()) + "-" + std::to_string(index) + ".json";

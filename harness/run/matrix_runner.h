@@ -7,6 +7,7 @@
 
 #include "config/config.h"
 #include "config/run_settings.h"
+#include "parallel/rank_launcher.h"
 #include "profile/trace_probe.h"
 #include "run/capability.h"
 
@@ -20,6 +21,9 @@ struct MatrixRun {
   // appends --child-config ID --child-result FILE.
   std::vector<std::string> child_command;
   bool collect_trace = false;  // children hand their trace spans back (--trace)
+  // Starts a ddp-N config's ranks (all here, or this rank's under torchrun/Slurm) and
+  // collects their outcomes. Null: made on first use for a launch alone.
+  std::shared_ptr<RankLauncher> ranks;
 };
 
 struct MatrixOutput {
@@ -28,8 +32,10 @@ struct MatrixOutput {
 };
 
 // Runs every config in its own child process (isolation from crashes and OOM, a clean
-// per-config peak RSS). A config that cannot run is `skipped` with its reason; one that
-// throws, crashes or times out is `failed` with its reason; the matrix always goes on.
+// per-config peak RSS), a ddp-N config in N, one per rank: rank 0's result is the row, and
+// a rank that fails, crashes or times out fails the config with every failed rank's
+// reason. A config that cannot run is `skipped` with its reason; one that throws, crashes
+// or times out is `failed` with its reason; the matrix always goes on.
 // `on_result` is called after each config (progress, incremental report writes).
 MatrixOutput run_matrix(const MatrixRun& run,
                                        const std::function<void(std::size_t index, const nlohmann::json&)>& on_result);

@@ -5,6 +5,7 @@
 #include <torch/torch.h>
 
 #include "profile/probe.h"
+#include "parallel/gradient_sync.h"
 #include "run/batch_source.h"
 #include "run/loss_scaler.h"
 #include "stats/stopping_rule.h"
@@ -27,8 +28,11 @@ struct TrainerSpec {
   std::string config_id;
   // Waits for the device before a phase ends, so wall timers see real durations.
   std::function<void()> synchronize = [] {};
+  double test_delay_ms = 0;  // RunSettings::test_step_delay_ms
   // Set for DataParallel: runs the forward over these devices.
   std::vector<torch::Device> data_parallel_devices;
+  // Set for DDP: averages gradients across ranks inside the Backward phase.
+  GradientSync* gradient_sync = nullptr;
 };
 
 struct TrainingRun {

@@ -59,7 +59,8 @@ void validate_result(const json& result, std::size_t index, const std::string& l
   }
   if (const auto memory = result.find("memory"); memory != result.end() && memory->is_object()) {
     for (const auto& [key, value] : memory->items()) {
-      if (value.is_null()) continue;
+      // Only the scalar byte counts are metrics; per-step series (rss_bytes_per_step, ...) are not.
+      if (value.is_null() || key.size() < 6 || key.compare(key.size() - 6, 6, "_bytes") != 0) continue;
       if (!value.is_number() || !std::isfinite(value.get<double>()) || value.get<double>() < 0)
         throw UsageError(config + ": memory." + key + " is " + type_of(value) + ", expected a number of bytes >= 0");
     }

@@ -15,7 +15,7 @@ nlohmann::json row(const std::string& id, const std::string& status, double rate
   r["memory"]["host_peak_rss_bytes"] = rss;
   if (gpu >= 0) r["memory"]["cuda_peak_allocated_bytes"] = gpu;
   r["phases"] = {{"data", {{"share", 0.1}}}, {"forward", {{"share", 0.3}}}};
-  r["loss"] = {{"first", 2.3}, {"last", 1.1}};
+  r["loss"] = {{"first", 2.3}, {"last", 1.1}, {"curve", {2.3, 1.6, 1.1}}};
   return r;
 }
 
@@ -29,6 +29,7 @@ TEST(Comparisons, SpeedupAndMemoryRatioForEveryPairThatRan) {
   EXPECT_EQ(comparisons[0]["kind"], "bf16_vs_fp32");
   EXPECT_DOUBLE_EQ(comparisons[0]["speedup"].get<double>(), 0.25);
   EXPECT_DOUBLE_EQ(comparisons[0]["memory_ratio"].get<double>(), 0.5);
+  EXPECT_DOUBLE_EQ(comparisons[0]["loss_ratio"].get<double>(), 1.0) << "same curves: parity";
   EXPECT_EQ(comparisons[1]["kind"], "gpu_vs_cpu");
   EXPECT_EQ(comparisons[1]["memory_metric"], "host_peak_rss_bytes") << "never a GPU/host ratio";
   EXPECT_EQ(comparisons[2]["kind"], "pinned_vs_pageable");
@@ -40,6 +41,19 @@ TEST(Comparisons, SpeedupAndMemoryRatioForEveryPairThatRan) {
 TEST(Comparisons, PairsStayWithinTheirWorkload) {
   const nlohmann::json results = {row("mlp/cpu/fp32", "ok", 1000, 200), row("cnn/cpu/bf16", "ok", 250, 100)};
   EXPECT_TRUE(compute_comparisons(results).empty());
+}
+
+// CUDA DDP runs one rank per visible device, so its id is ddp-N for any N.
+TEST(Comparisons, CudaDdpPairsWhateverItsRankCount) {
+  const nlohmann::json results = {row("cnn/cuda/fp32/pinned", "ok", 1000, 1, 10), row("cnn/cuda/fp32/pinned/dp", "ok", 1500, 1, 10),
+                                  row("cnn/cuda/fp32/pinned/ddp-8", "ok", 6000, 1, 10)};
+  const auto comparisons = compute_comparisons(results);
+  ASSERT_EQ(comparisons.size(), 3u);
+  EXPECT_EQ(comparisons[1]["kind"], "ddp_vs_single");
+  EXPECT_EQ(comparisons[1]["candidate"], "cnn/cuda/fp32/pinned/ddp-8");
+  EXPECT_DOUBLE_EQ(comparisons[1]["speedup"].get<double>(), 6.0);
+  EXPECT_EQ(comparisons[2]["kind"], "ddp_vs_dp");
+  EXPECT_DOUBLE_EQ(comparisons[2]["speedup"].get<double>(), 4.0);
 }
 
 TEST(ReportFormat, TableAndMarkdownShowRowsReasonsAndSpeedups) {

@@ -51,6 +51,7 @@ INSTANTIATE_TEST_SUITE_P(
         BadInput{"--config-timeout 0", "--config-timeout '0' is invalid"},
         BadInput{"--profile-steps 5:2", "--profile-steps '5:2' is invalid"},
         BadInput{"--frobnicate", "frobnicate"},
+        BadInput{"--matrix mlp/cpu/fp32 --ceilings /nonexistent-ceilings.json", "cannot read ceilings file"},
         BadInput{"compare /nonexistent-a.json /nonexistent-b.json", "BASE report '/nonexistent-a.json'"},
         BadInput{"compare a.json", "NEW"}),
     [](const ::testing::TestParamInfo<BadInput>& info) {

@@ -90,8 +90,9 @@ TEST_F(MatrixRun, TraceHasEveryMeasuredConfigsSpans) {
     if (event["cat"] == "step") ++steps;
     if (event["name"] == "backward") ++backward;
   }
-  EXPECT_EQ(steps, 2 * 4) << "two CPU configs, 1 warm-up + 3 measured steps each";
-  EXPECT_EQ(backward, 8);
+  // fp32, bf16 and ddp-2 (rank 0 hands its spans back), 1 warm-up + 3 measured steps each.
+  EXPECT_EQ(steps, 3 * 4) << "three CPU configs, 1 warm-up + 3 measured steps each";
+  EXPECT_EQ(backward, 12);
 }
 
 #ifdef GPUBENCH_NVTX_RECORDER
@@ -104,8 +105,8 @@ TEST_F(MatrixRun, NvtxRangesNestRunStepPhaseInTheGpubenchDomain) {
     if (line.find("\tpop\tgpubench\t") != std::string::npos) ++pops;
     text += line + "\n";
   }
-  // Per CPU config: 1 run + 4 steps + 4*5 phases.
-  EXPECT_EQ(pushes, 2 * (1 + 4 + 20)) << text.substr(0, 2000);
+  // Per CPU process: 1 run + 4 steps + 4*5 phases; ddp-2's two ranks both record.
+  EXPECT_EQ(pushes, (2 + 2) * (1 + 4 + 20)) << text.substr(0, 2000);
   EXPECT_EQ(pops, pushes);
   EXPECT_NE(text.find("mlp/cpu/bf16 \xC2\xB7 step 3 \xC2\xB7 backward"), std::string::npos) << text.substr(0, 2000);
 }

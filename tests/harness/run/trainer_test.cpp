@@ -22,11 +22,17 @@ class CallLog final : public Probe {
   std::vector<std::string> calls;
 };
 
+LoaderOptions batches_of(std::int64_t batch_size) {
+  LoaderOptions options;
+  options.batch_size = batch_size;
+  return options;
+}
+
 struct Fixture {
   std::unique_ptr<Workload> workload = make_workload("mlp");
   Model model = workload->make_model();
   torch::optim::Adam optimizer{model.module->parameters(), torch::optim::AdamOptions(1e-3)};
-  LoaderBatchSource source{workload->make_dataset({256, 3, ""}), {32, 0}, torch::kCPU};
+  LoaderBatchSource source{workload->make_dataset({256, 3, ""}), batches_of(32), torch::kCPU};
   PassThroughScaler scaler;
 };
 

@@ -1,0 +1,53 @@
+#pragma once
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <torch/torch.h>
+
+#include "bench/collective_group.h"
+#include "bench/peer_process.h"
+
+namespace gpubench::bench {
+
+// The hidden command line a peer is started with; main() hands it to run_allreduce_peer.
+constexpr const char* kAllreducePeerFlag = "--gpubench-allreduce-peer";
+
+// Rank 0's end of an all-reduce group: the store, the group, and the peer processes that
+// are ranks 1..world-1. Started on first use by a backend's benchmarks and kept for all
+// of them (the rendezvous costs about a second); torn down by shutdown_allreduce_sessions.
+class AllreduceSession {
+ public:
+  // The live session for `backend`, started if needed. Throws when it cannot start.
+  static AllreduceSession& get(const std::string& backend);
+  // After a failure mid-batch the ranks are out of step: kill the peers, start afresh next time.
+  static void discard(const std::string& backend);
+
+  CollectiveGroup& group() { return *group_; }
+  int world() const { return world_; }
+  // Tells the peers to run `iterations` all-reduces of `bytes` next.
+  void send_batch(std::int64_t bytes, std::int64_t iterations);
+  torch::Device device() const { return backend_device(backend_, 0); }
+
+  AllreduceSession(const std::string& backend, int world);
+  ~AllreduceSession();  // tells the peers to stop, waits (bounded), kills what is left
+  AllreduceSession(const AllreduceSession&) = delete;
+  AllreduceSession& operator=(const AllreduceSession&) = delete;
+
+ private:
+  std::string backend_;
+  int world_;
+  c10::intrusive_ptr<c10d::TCPStore> store_;
+  std::vector<std::unique_ptr<PeerProcess>> peers_;
+  c10::intrusive_ptr<CollectiveGroup> group_;
+  std::int64_t sequence_ = 0;  // of the next command
+};
+
+// Ends every session; main() calls it after the benchmarks ran.
+void shutdown_allreduce_sessions();
+
+// A peer's whole life: join the group named by `arguments` (backend, port, rank, world),
+// then run whatever batches rank 0 sends until it says stop. Returns the exit code.
+int run_allreduce_peer(const std::vector<std::string>& arguments);
+
+}  // namespace gpubench::bench

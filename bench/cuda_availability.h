@@ -1,0 +1,18 @@
+#pragma once
+#include <optional>
+#include <string>
+
+namespace gpubench::bench {
+
+// Why a CUDA benchmark cannot run on this machine, or nullopt when it can. Every CUDA
+// benchmark is registered on every machine and skips with this reason (always starting
+// "no CUDA device: " when the machine has none), so a CPU-only run says what it left out.
+
+// For benchmarks that need only the CUDA runtime (copies): the runtime's own reason.
+std::optional<std::string> cudart_unavailable_reason();
+
+// For benchmarks through LibTorch's CUDA (matmul, NCCL, CUDA training step): the machine's
+// reason first, then LibTorch's (a CPU-only LibTorch on a GPU machine), then too few devices.
+std::optional<std::string> torch_cuda_unavailable_reason(int devices_needed = 1);
+
+}  // namespace gpubench::bench

@@ -1,0 +1,47 @@
+#include "bench/cuda_matmul.h"
+
+#include <ATen/cuda/CUDAContext.h>
+#include <ATen/cuda/CUDAEvent.h>
+
+#include "bench/matmul_inputs.h"
+
+namespace gpubench::bench {
+namespace {
+
+// Sets whether cuBLAS may use TF32 for fp32 matmuls while in scope, restoring it after
+// (the process-wide flag must not leak into the next benchmark).
+class Tf32Scope {
+ public:
+  explicit Tf32Scope(bool allow) : previous_(at::globalContext().allowTF32CuBLAS()) {
+    at::globalContext().setAllowTF32CuBLAS(allow);
+  }
+  ~Tf32Scope() { at::globalContext().setAllowTF32CuBLAS(previous_); }
+  Tf32Scope(const Tf32Scope&) = delete;
+  Tf32Scope& operator=(const Tf32Scope&) = delete;
+
+ private:
+  bool previous_;
+};
+
+}  // namespace
+
+void measure_cuda_matmul(benchmark::State& state, std::int64_t n, const MatmulPrecision& precision) {
+  const torch::Device device(torch::kCUDA, 0);
+  Tf32Scope tf32(precision.tf32);
+  MatmulInputs inputs(n, precision.dtype, device);
+  // Timing events (the default flags of CUDAEvent disable timing).
+  at::cuda::CUDAEvent start(cudaEventDefault), stop(cudaEventDefault);
+  for (auto _ : state) {
+    const auto& [a, b] = inputs.next();
+    const auto stream = at::cuda::getCurrentCUDAStream();
+    start.record(stream);
+    at::mm_out(inputs.output(), a, b);
+    stop.record(stream);
+    stop.synchronize();
+    state.SetIterationTime(static_cast<double>(start.elapsed_time(stop)) / 1e3);
+  }
+  state.counters["tflops"] = benchmark::Counter(inputs.flops_per_matmul() / 1e12, benchmark::Counter::kIsIterationInvariantRate);
+  state.counters["input_sets"] = static_cast<double>(inputs.set_count());
+}
+
+}  // namespace gpubench::bench

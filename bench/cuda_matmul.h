@@ -1,0 +1,14 @@
+#pragma once
+// LibTorch-CUDA matmul measurement; compiled only where GPUBENCH_TORCH_CUDA.
+#include <cstdint>
+
+#include <benchmark/benchmark.h>
+
+#include "bench/matmul_precision.h"
+
+namespace gpubench::bench {
+
+// Runs the benchmark loop on cuda:0, timing each matmul with CUDA events (manual time).
+void measure_cuda_matmul(benchmark::State& state, std::int64_t n, const MatmulPrecision& precision);
+
+}  // namespace gpubench::bench

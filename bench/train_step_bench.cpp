@@ -1,0 +1,79 @@
+// One fp32 training step (forward, loss, backward, Adam step) per workload, on the CPU
+// always and on CUDA where LibTorch has it: the best a config could do with free data,
+// so CPU-only users get a ceiling for their training throughput too.
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include <benchmark/benchmark.h>
+#include <torch/torch.h>
+
+#include "bench/cuda_availability.h"
+#include "bench/registrations.h"
+#include "device/compat.h"
+#include "workloads/workload.h"
+
+namespace gpubench::bench {
+namespace {
+
+// A few resident batches used in turn, so the step never waits for data (the loader has
+// its own benchmark) and does not see one batch's values forever.
+constexpr std::int64_t kResidentBatches = 4;
+
+void synchronize(const torch::Device& device) {
+  if (device.is_cuda()) torch::cuda::synchronize();
+}
+
+void train_step_benchmark(benchmark::State& state, const std::string& device_name, const std::string& workload_name) {
+  if (device_name == "cuda") {
+    if (auto reason = torch_cuda_unavailable_reason()) {
+      state.SkipWithError(reason->c_str());
+      return;
+    }
+  }
+  const torch::Device device = device_name == "cuda" ? torch::Device(torch::kCUDA, 0) : torch::Device(torch::kCPU);
+  const auto workload = make_workload(workload_name);
+  const std::int64_t batch_size = workload->default_batch_size();
+  const auto dataset = workload->make_dataset({kResidentBatches * batch_size, 1, ""});
+  std::vector<std::pair<torch::Tensor, torch::Tensor>> batches;
+  for (std::int64_t i = 0; i < kResidentBatches; ++i)
+    batches.emplace_back(dataset.inputs().narrow(0, i * batch_size, batch_size).to(device),
+                         dataset.targets().narrow(0, i * batch_size, batch_size).to(device));
+
+  Model model = workload->make_model();
+  model.module->to(device);
+  model.module->train();
+  torch::optim::Adam optimizer(model.module->parameters(), torch::optim::AdamOptions(1e-3));
+  torch::Tensor loss;
+  auto step = [&](std::size_t index) {
+    compat::zero_grad_to_none(optimizer);
+    loss = workload->loss(model.forward(batches[index].first), batches[index].second);
+    loss.backward();
+    optimizer.step();
+  };
+  step(0);  // untimed: Adam's state and the allocator's first blocks
+  synchronize(device);
+
+  std::size_t index = 0;
+  for (auto _ : state) {
+    step(index++ % batches.size());
+    synchronize(device);
+  }
+  const double last_loss = loss.item<double>();
+  if (!std::isfinite(last_loss)) state.SkipWithError(("loss became " + std::to_string(last_loss)).c_str());
+  state.SetItemsProcessed(batch_size * state.iterations());  // samples/s
+  state.counters["batch_size"] = static_cast<double>(batch_size);
+  state.counters["torch_threads"] = at::get_num_threads();
+}
+
+}  // namespace
+
+void register_train_step_benchmarks() {
+  for (const std::string device : {"cpu", "cuda"})
+    for (const auto& name : workload_names())
+      benchmark::RegisterBenchmark(("train_step/" + device + "/" + name).c_str(), train_step_benchmark, device, name)
+          ->UseRealTime()
+          ->Unit(benchmark::kMillisecond);
+}
+
+}  // namespace gpubench::bench

@@ -1,0 +1,124 @@
+#include "parallel/comm_stats.h"
+
+#include <algorithm>
+#include <utility>
+
+#include "stats/summary.h"
+#include "stats/summary_json.h"
+
+namespace gpubench {
+namespace {
+
+// Length of the union of [start, end) intervals, each clipped to end no later than `until`.
+double union_length(std::vector<std::pair<double, double>> intervals, double until) {
+  for (auto& interval : intervals) interval.second = std::min(interval.second, until);
+  std::sort(intervals.begin(), intervals.end());
+  double total = 0, start = 0, end = 0;
+  bool open = false;
+  for (const auto& [s, e] : intervals) {
+    if (e <= s) continue;
+    if (open && s <= end) {
+      end = std::max(end, e);
+      continue;
+    }
+    if (open) total += end - start;
+    start = s;
+    end = e;
+    open = true;
+  }
+  if (open) total += end - start;
+  return total;
+}
+
+std::vector<std::pair<double, double>> intervals(const StepComm& step) {
+  std::vector<std::pair<double, double>> out;
+  for (const auto& bucket : step.buckets) out.emplace_back(bucket.launch_ms, bucket.complete_ms);
+  return out;
+}
+
+std::vector<double> numbers(const nlohmann::json& array) {
+  std::vector<double> out;
+  if (array.is_array())
+    for (const auto& value : array) out.push_back(value.get<double>());
+  return out;
+}
+
+double sum(const std::vector<double>& values) {
+  double total = 0;
+  for (double value : values) total += value;
+  return total;
+}
+
+double share(double part, double whole) { return whole > 0 ? std::clamp(part / whole, 0.0, 1.0) : 0.0; }
+
+}  // namespace
+
+double StepComm::comm_ms() const { return union_length(intervals(*this), finish_ms); }
+double StepComm::hidden_ms() const { return union_length(intervals(*this), backward_ms); }
+
+void CommRecorder::record(const StepComm& step) {
+  if (measuring_) steps_.push_back(step);
+}
+
+nlohmann::json CommRecorder::samples() const {
+  nlohmann::json comm = nlohmann::json::array(), hidden = nlohmann::json::array(), exposed = nlohmann::json::array();
+  nlohmann::json buckets = nlohmann::json::array();
+  for (const auto& step : steps_) {
+    comm.push_back(step.comm_ms());
+    hidden.push_back(step.hidden_ms());
+    exposed.push_back(step.exposed_ms());
+    nlohmann::json per_bucket = nlohmann::json::array();
+    for (const auto& bucket : step.buckets) per_bucket.push_back(bucket.complete_ms - bucket.launch_ms);
+    buckets.push_back(per_bucket);
+  }
+  return {{"steps", steps_.size()}, {"comm_ms", comm}, {"hidden_ms", hidden}, {"exposed_ms", exposed}, {"bucket_ms", buckets}};
+}
+
+nlohmann::json merge_rank_stats(const std::vector<nlohmann::json>& ranks) {
+  std::vector<double> all_comm, all_exposed;
+  double comm_total = 0, hidden_total = 0, exposed_total = 0, step_total = 0;
+  nlohmann::json per_rank = nlohmann::json::array();
+  for (const auto& rank : ranks) {
+    const nlohmann::json& samples = rank.at("samples");
+    const auto comm = numbers(samples.at("comm_ms"));
+    const auto hidden = numbers(samples.at("hidden_ms"));
+    const auto exposed = numbers(samples.at("exposed_ms"));
+    const auto step = numbers(rank.at("step_ms"));
+    all_comm.insert(all_comm.end(), comm.begin(), comm.end());
+    all_exposed.insert(all_exposed.end(), exposed.begin(), exposed.end());
+    comm_total += sum(comm);
+    hidden_total += sum(hidden);
+    exposed_total += sum(exposed);
+    step_total += sum(step);
+    // Each bucket's own launch-to-completion time: the median over this rank's steps.
+    nlohmann::json bucket_medians = nlohmann::json::array();
+    const nlohmann::json& bucket_ms = samples.at("bucket_ms");
+    const std::size_t bucket_count = bucket_ms.empty() ? 0 : bucket_ms.front().size();
+    for (std::size_t b = 0; b < bucket_count; ++b) {
+      std::vector<double> values;
+      for (const auto& step_buckets : bucket_ms)
+        if (b < step_buckets.size()) values.push_back(step_buckets[b].get<double>());
+      bucket_medians.push_back(percentile(values, 0.5));
+    }
+    nlohmann::json entry = rank;
+    entry.erase("samples");
+    entry.erase("step_ms");
+    entry["steps"] = samples.at("steps");
+    entry["step_ms"] = to_json(summarize(step));
+    entry["comm_ms"] = to_json(summarize(comm));
+    entry["exposed_comm_ms"] = to_json(summarize(exposed));
+    entry["overlap_share"] = share(sum(hidden), sum(comm));
+    entry["comm_share_of_step"] = share(sum(comm), sum(step));
+    entry["exposed_comm_share"] = share(sum(exposed), sum(step));
+    entry["bucket_comm_ms_median"] = bucket_medians;
+    per_rank.push_back(entry);
+  }
+  return {{"comm_ms", to_json(summarize(all_comm))},
+          {"exposed_comm_ms", to_json(summarize(all_exposed))},
+          {"overlap_share", share(hidden_total, comm_total)},
+          {"comm_share_of_step", share(comm_total, step_total)},
+          {"exposed_comm_share", share(exposed_total, step_total)},
+          {"per_rank", per_rank}};
+}
+
+}  // namespace gpubench

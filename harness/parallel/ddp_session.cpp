@@ -1,0 +1,200 @@
+#include "parallel/ddp_session.h"
+
+#include <signal.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+
+#include <torch/csrc/distributed/c10d/HashStore.hpp>
+
+#include "parallel/launch_store.h"
+
+namespace gpubench {
+namespace {
+
+std::string message_of(const std::exception& error) {
+  if (const auto* c10_error = dynamic_cast<const c10::Error*>(&error)) return c10_error->what_without_backtrace();
+  return error.what();
+}
+
+std::string host_name() {
+  char name[256] = {};
+  return gethostname(name, sizeof(name) - 1) == 0 ? name : "?";
+}
+
+// Fault injection for the dead-rank tests: GPUBENCH_DDP_KILL_RANK_AT_STEP=R:S makes rank R
+// kill itself (SIGKILL, no cleanup, like an OOM kill) when step S's backward begins.
+class FaultInjectingSync final : public GradientSync {
+ public:
+  FaultInjectingSync(GradientSync& inner, int rank) : inner_(inner) {
+    const char* spec = std::getenv("GPUBENCH_DDP_KILL_RANK_AT_STEP");
+    int target = -1, step = -1;
+    if (spec != nullptr && std::sscanf(spec, "%d:%d", &target, &step) == 2 && target == rank) kill_at_ = step;
+  }
+  void begin_backward() override {
+    if (step_++ == kill_at_) ::raise(SIGKILL);
+    inner_.begin_backward();
+  }
+  void finish_backward() override { inner_.finish_backward(); }
+
+ private:
+  GradientSync& inner_;
+  int kill_at_ = -1;
+  int step_ = 0;
+};
+
+class ForwardingSync final : public GradientSync {
+ public:
+  explicit ForwardingSync(GradientSync& inner) : inner_(inner) {}
+  void begin_backward() override { inner_.begin_backward(); }
+  void finish_backward() override { inner_.finish_backward(); }
+
+ private:
+  GradientSync& inner_;
+};
+
+}  // namespace
+
+DdpSession::DdpSession(DdpSettings settings, LaunchEnv env)
+    : settings_(std::move(settings)), env_(std::move(env)), backend_(backend_for(settings_.device)) {}
+
+DdpSession::~DdpSession() {
+  sync_.reset();
+  reducer_.reset();
+  // A group with a failed or pending collective may block its destructor on a dead peer
+  // until the backend's own timeout: leave it to the process exit instead.
+  if (failed_) (void)group_.release();
+}
+
+std::chrono::milliseconds DdpSession::timeout() const {
+  return std::chrono::milliseconds(static_cast<std::int64_t>(settings_.comm_timeout_s * 1000));
+}
+
+std::unique_ptr<DdpSession> DdpSession::join(const DdpSettings& settings, const LaunchEnv& env) {
+  const std::string who = "rank " + std::to_string(env.rank) + " of " + std::to_string(env.world_size);
+  if (env.world_size != settings.world_size)
+    throw std::runtime_error("ddp-" + std::to_string(settings.world_size) + " needs " +
+                             std::to_string(settings.world_size) + " ranks but this process was launched as " +
+                             (env.distributed() ? env.describe() : std::string("a single process (no RANK/WORLD_SIZE)")));
+  std::unique_ptr<DdpSession> session(new DdpSession(settings, env));
+  if (auto reason = backend_unavailable_reason(session->backend_)) throw std::runtime_error(*reason);
+  const auto timeout = session->timeout();
+  c10::intrusive_ptr<c10d::Store> store;
+  if (env.world_size == 1 && env.master_port == 0) {
+    store = c10::make_intrusive<c10d::HashStore>();  // one rank, nobody to meet
+  } else if (env.launcher_hosts_store || env.rank != 0) {
+    store = connect_store(env.master_addr, env.master_port, timeout);
+  } else {
+    store = host_store(env.master_addr, env.master_port, timeout);
+  }
+  const char* prefix = std::getenv(launch_vars::kStorePrefix);
+  const std::string scope = prefix != nullptr ? prefix : "gpubench/attempt" + std::to_string(env.restart_count);
+  session->store_ = prefixed_store(scope + "/ddp/", store);
+  GroupRequest request;
+  request.backend = session->backend_;
+  request.store = prefixed_store(scope + "/" + session->backend_ + "/", store);
+  request.rank = env.rank;
+  request.world_size = env.world_size;
+  request.timeout = timeout;
+  request.all_ranks_local = env.master_is_loopback();
+  try {
+    session->group_ = make_process_group(request);
+  } catch (const std::exception& error) {
+    throw std::runtime_error(who + ": could not join the " + session->backend_ + " process group within " +
+                             std::to_string(static_cast<int>(settings.comm_timeout_s)) + " s (--comm-timeout): " +
+                             message_of(error));
+  }
+  return session;
+}
+
+void DdpSession::broadcast_from_rank0(torch::nn::Module& module) {
+  torch::NoGradGuard no_grad;
+  std::vector<torch::Tensor> tensors = module.parameters();
+  for (const auto& buffer : module.buffers()) tensors.push_back(buffer);
+  for (auto& tensor : tensors) {
+    std::vector<at::Tensor> one = {tensor};
+    try {
+      group_->broadcast(one)->wait(timeout());
+    } catch (const std::exception& error) {
+      mark_failed();
+      throw std::runtime_error("rank " + std::to_string(env_.rank) + " of " + std::to_string(env_.world_size) +
+                               ": broadcasting rank 0's parameters failed: " + message_of(error));
+    }
+  }
+}
+
+GradientSync& DdpSession::attach(const std::vector<torch::Tensor>& parameters) {
+  const auto cap = static_cast<std::int64_t>(settings_.bucket_mb * (1 << 20));
+  ReducerOptions options;
+  options.rank = env_.rank;
+  options.world_size = env_.world_size;
+  options.timeout = timeout();
+  options.completion_callback_is_exact = backend_ == "gloo";
+  options.on_failure = [this] { mark_failed(); };
+  reducer_ = std::make_unique<GradientReducer>(parameters, plan_buckets(parameters, std::max<std::int64_t>(cap, 1)),
+                                               *group_, options, recorder_);
+  if (std::getenv("GPUBENCH_DDP_KILL_RANK_AT_STEP") != nullptr)
+    sync_ = std::make_unique<FaultInjectingSync>(*reducer_, env_.rank);
+  else
+    sync_ = std::make_unique<ForwardingSync>(*reducer_);
+  return *sync_;
+}
+
+std::optional<DdpSession::Gathered> DdpSession::gather(const std::vector<double>& step_ms,
+                                                       const std::vector<double>& losses, std::size_t shard_samples) {
+  nlohmann::json mine = {{"rank", env_.rank},
+                         {"local_rank", env_.local_rank},
+                         {"host", host_name()},
+                         {"pid", static_cast<int>(getpid())},
+                         {"device", settings_.device.str()},
+                         {"shard_samples", shard_samples},
+                         {"step_ms", step_ms},
+                         {"losses", losses},
+                         {"samples", recorder_->samples()}};
+  if (settings_.device.is_cuda())
+    if (const char* visible = std::getenv("CUDA_VISIBLE_DEVICES")) mine["cuda_visible_devices"] = visible;
+  try {
+    store_->set("rank/" + std::to_string(env_.rank), to_bytes(mine.dump()));
+    if (env_.rank != 0) return std::nullopt;
+    std::vector<nlohmann::json> ranks;
+    for (int rank = 0; rank < env_.world_size; ++rank) {
+      const std::string key = "rank/" + std::to_string(rank);
+      if (!wait_for_key(*store_, key, timeout()))
+        throw std::runtime_error("rank " + std::to_string(rank) + " did not report its numbers within " +
+                                 std::to_string(static_cast<int>(settings_.comm_timeout_s)) + " s");
+      ranks.push_back(nlohmann::json::parse(to_text(store_->get(key))));
+    }
+    Gathered gathered;
+    // The global batch's loss per step: the ranks' shards are the same size, so the mean
+    // of their mean losses is the mean over the global batch.
+    gathered.global_losses.assign(losses.size(), 0.0);
+    for (auto& rank : ranks) {
+      const auto rank_losses = rank.at("losses").get<std::vector<double>>();
+      for (std::size_t i = 0; i < gathered.global_losses.size() && i < rank_losses.size(); ++i)
+        gathered.global_losses[i] += rank_losses[i] / env_.world_size;
+      rank.erase("losses");
+    }
+    gathered.ddp = merge_rank_stats(ranks);
+    nlohmann::json layout = reducer_ ? reducer_->plan().to_json() : nlohmann::json::object();
+    gathered.ddp.update(layout);
+    gathered.ddp["world_size"] = env_.world_size;
+    gathered.ddp["backend"] = backend_;
+    gathered.ddp["launcher"] = env_.launcher;
+    gathered.ddp["comm_timeout_s"] = settings_.comm_timeout_s;
+    gathered.ddp["wait"] = "end of the backward phase: the optimizer phase is the optimizer alone";
+    gathered.ddp["comm_timing"] =
+        backend_ == "gloo" ? "each bucket: all-reduce launch to its completion callback (host clock)"
+                           : "each bucket: all-reduce launch to the end of its wait plus a device synchronize (upper bound)";
+    gathered.ddp["data"] = "DistributedSampler semantics: one permutation per epoch (seed + epoch), rank r takes every "
+                           "world_size-th sample from r";
+    gathered.ddp["parameter_sync"] = "parameters and buffers broadcast from rank 0 before the first step";
+    return gathered;
+  } catch (const std::exception& error) {
+    mark_failed();
+    throw std::runtime_error("rank " + std::to_string(env_.rank) + " of " + std::to_string(env_.world_size) +
+                             ": gathering the ranks' numbers failed: " + message_of(error));
+  }
+}
+
+}  // namespace gpubench

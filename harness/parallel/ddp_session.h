@@ -1,0 +1,81 @@
+#pragma once
+#include <chrono>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+#include <torch/torch.h>
+
+#include "parallel/comm_stats.h"
+#include "parallel/gradient_reducer.h"
+#include "parallel/launch_env.h"
+#include "parallel/process_group.h"
+#include "parallel/shard_sampler.h"
+
+namespace gpubench {
+
+struct DdpSettings {
+  int world_size = 1;              // the config's ddp-N: the launch must have exactly N ranks
+  torch::Device device = torch::kCPU;
+  double bucket_mb = 25;           // --bucket-mb
+  double comm_timeout_s = 60;      // --comm-timeout: joining, every collective, the final gather
+  std::uint64_t seed = 42;
+};
+
+// One rank's side of one DDP config, in the process that trains: joins the process
+// group through the launcher's store, makes every rank start from rank 0's parameters,
+// shards the data, averages gradients during backward, and finally hands this rank's
+// numbers to rank 0, which merges them into result["ddp"].
+// Every failure throws with the rank and the cause; a broken group is abandoned rather
+// than destroyed (its destructor joins backend threads that may still be blocked on a
+// dead peer), so the process can report and exit.
+class DdpSession {
+ public:
+  // Reads the launch environment; throws std::runtime_error when it does not describe
+  // `settings.world_size` ranks or the group cannot be joined within the timeout.
+  static std::unique_ptr<DdpSession> join(const DdpSettings& settings, const LaunchEnv& env);
+  ~DdpSession();
+  DdpSession(const DdpSession&) = delete;
+  DdpSession& operator=(const DdpSession&) = delete;
+
+  int rank() const { return env_.rank; }
+  int world_size() const { return env_.world_size; }
+  const std::string& backend() const { return backend_; }
+  DataShard data_shard() const { return {env_.rank, env_.world_size, settings_.seed}; }
+
+  // Parameters and buffers from rank 0, as DDP's constructor does.
+  void broadcast_from_rank0(torch::nn::Module& module);
+
+  // The hooks that average gradients during backward; lives as long as the session.
+  GradientSync& attach(const std::vector<torch::Tensor>& parameters);
+  std::shared_ptr<CommRecorder> recorder() const { return recorder_; }
+
+  // Every rank posts its numbers (step times from its own timer, losses on its shard);
+  // rank 0 waits for all and returns result["ddp"] plus the global loss curve (mean of
+  // the ranks' losses: the loss of the global batch). Other ranks return nullopt.
+  struct Gathered {
+    nlohmann::json ddp;
+    std::vector<double> global_losses;
+  };
+  std::optional<Gathered> gather(const std::vector<double>& step_ms, const std::vector<double>& losses,
+                                 std::size_t shard_samples);
+
+ private:
+  DdpSession(DdpSettings settings, LaunchEnv env);
+  std::chrono::milliseconds timeout() const;
+  void mark_failed() { failed_ = true; }
+
+  DdpSettings settings_;
+  LaunchEnv env_;
+  std::string backend_;
+  c10::intrusive_ptr<c10d::Store> store_;  // this config's key namespace
+  c10::intrusive_ptr<CollectiveGroup> group_;
+  std::shared_ptr<CommRecorder> recorder_ = std::make_shared<CommRecorder>();
+  std::unique_ptr<GradientReducer> reducer_;
+  std::unique_ptr<GradientSync> sync_;  // the reducer, possibly wrapped by the fault injector
+  bool failed_ = false;
+};
+
+}  // namespace gpubench

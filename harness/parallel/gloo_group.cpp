@@ -1,0 +1,38 @@
+// Compiled where this LibTorch ships Gloo's headers (Debian's does, with libgloo-dev; the
+// pip wheel may not): harness/parallel/CMakeLists.txt picks this file or gloo_stub.cpp.
+#include "parallel/process_group.h"
+
+
+#include <cstdlib>
+
+// ProcessGroupGloo.hpp is empty unless USE_C10D_GLOO is defined (Debian's torch target
+// defines it; a wheel's may not).
+#ifndef USE_C10D_GLOO
+#define USE_C10D_GLOO
+#endif
+#include <torch/csrc/distributed/c10d/ProcessGroupGloo.hpp>
+
+namespace gpubench {
+namespace {
+
+std::shared_ptr<::gloo::transport::Device> gloo_device(bool all_ranks_local) {
+  using Gloo = c10d::ProcessGroupGloo;
+  // Loopback when every rank is here: no dependence on this host's name resolving.
+  if (all_ranks_local) return Gloo::createDeviceForHostname("127.0.0.1");
+  if (const char* interface = std::getenv("GLOO_SOCKET_IFNAME"); interface != nullptr && *interface != '\0')
+    return Gloo::createDeviceForInterface(interface);
+  return Gloo::createDefaultDevice();  // this host's name, loopback if it does not resolve
+}
+
+}  // namespace
+
+std::optional<std::string> gloo_unavailable_reason() { return std::nullopt; }
+
+c10::intrusive_ptr<CollectiveGroup> make_gloo_group(const GroupRequest& request) {
+  auto options = c10d::ProcessGroupGloo::Options::create(request.timeout);
+  options->devices.push_back(gloo_device(request.all_ranks_local));
+  // Two worker threads (the default): one bucket's all-reduce can run while the next is queued.
+  return c10::make_intrusive<c10d::ProcessGroupGloo>(request.store, request.rank, request.world_size, options);
+}
+
+}  // namespace gpubench

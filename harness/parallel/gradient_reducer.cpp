@@ -1,0 +1,169 @@
+#include "parallel/gradient_reducer.h"
+
+#include <cstdio>
+
+namespace gpubench {
+namespace {
+
+std::string mib(std::int64_t bytes) {
+  char text[32];
+  std::snprintf(text, sizeof(text), "%.2f MiB", static_cast<double>(bytes) / (1 << 20));
+  return text;
+}
+
+std::string message_of(const std::exception& error) {
+  if (const auto* c10_error = dynamic_cast<const c10::Error*>(&error)) return c10_error->what_without_backtrace();
+  return error.what();
+}
+
+}  // namespace
+
+GradientReducer::GradientReducer(std::vector<torch::Tensor> parameters, BucketPlan plan, CollectiveGroup& group,
+                                 ReducerOptions options, std::shared_ptr<CommRecorder> recorder)
+    : parameters_(std::move(parameters)),
+      plan_(std::move(plan)),
+      group_(group),
+      options_(std::move(options)),
+      recorder_(std::move(recorder)),
+      buckets_(plan_.buckets.size()),
+      slot_in_bucket_(parameters_.size(), 0) {
+  for (std::size_t b = 0; b < plan_.buckets.size(); ++b) {
+    const GradientBucket& layout = plan_.buckets[b];
+    const torch::Tensor& first = parameters_[layout.parameters.front()];
+    buckets_[b].flat = torch::zeros({layout.numel}, first.options().requires_grad(false));
+    buckets_[b].filled.assign(layout.parameters.size(), false);
+    for (std::size_t slot = 0; slot < layout.parameters.size(); ++slot) slot_in_bucket_[layout.parameters[slot]] = slot;
+  }
+  for (const auto& layout : plan_.buckets)
+    for (std::size_t index : layout.parameters)
+      hooks_.push_back(parameters_[index].register_hook([this, index](torch::Tensor grad) { on_gradient(index, grad); }));
+}
+
+GradientReducer::~GradientReducer() {
+  std::size_t h = 0;
+  for (const auto& layout : plan_.buckets)
+    for (std::size_t index : layout.parameters) parameters_[index].remove_hook(hooks_[h++]);
+}
+
+double GradientReducer::ms_since_begin(Clock::time_point when) const {
+  return std::chrono::duration<double, std::milli>(when - backward_begin_).count();
+}
+
+void GradientReducer::begin_backward() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  for (std::size_t b = 0; b < buckets_.size(); ++b) {
+    Bucket& bucket = buckets_[b];
+    std::fill(bucket.filled.begin(), bucket.filled.end(), false);
+    bucket.pending = bucket.filled.size();
+    bucket.ready = bucket.launched = false;
+    bucket.work.reset();
+    bucket.completed_ns->store(0);
+  }
+  next_launch_ = 0;
+  armed_ = true;
+  backward_begin_ = Clock::now();
+}
+
+void GradientReducer::on_gradient(std::size_t parameter, const torch::Tensor& grad) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (!armed_) return;  // a backward pass the trainer did not announce (not a DDP step)
+  const std::size_t b = plan_.bucket_of[parameter];
+  Bucket& bucket = buckets_[b];
+  const std::size_t slot = slot_in_bucket_[parameter];
+  if (bucket.filled[slot]) return;  // already counted this step
+  const GradientBucket& layout = plan_.buckets[b];
+  torch::NoGradGuard no_grad;
+  bucket.flat.narrow(0, layout.offsets[slot], grad.numel()).copy_(grad.reshape({-1}));
+  bucket.filled[slot] = true;
+  if (--bucket.pending == 0) {
+    bucket.ready = true;
+    launch_ready_buckets();
+  }
+}
+
+void GradientReducer::launch_ready_buckets() {
+  // In bucket order only: collectives must be issued in the same order on every rank.
+  while (next_launch_ < buckets_.size() && buckets_[next_launch_].ready) launch(buckets_[next_launch_++]);
+}
+
+void GradientReducer::launch(Bucket& bucket) {
+  torch::NoGradGuard no_grad;
+  if (options_.world_size > 1) bucket.flat.div_(options_.world_size);
+  std::vector<at::Tensor> tensors = {bucket.flat};
+  bucket.launch_time = Clock::now();
+  bucket.launched = true;
+  bucket.work = group_.allreduce(tensors);
+  if (options_.completion_callback_is_exact) {
+    auto completed = bucket.completed_ns;
+    bucket.work->getFuture()->addCallback([completed](c10::ivalue::Future&) {
+      completed->store(Clock::now().time_since_epoch().count());
+    });
+  }
+}
+
+void GradientReducer::wait(std::size_t index) {
+  Bucket& bucket = buckets_[index];
+  try {
+    bucket.work->wait(options_.timeout);
+    if (!options_.completion_callback_is_exact) {
+      torch::cuda::synchronize();
+      bucket.completed_ns->store(Clock::now().time_since_epoch().count());
+    }
+  } catch (const std::exception& error) {
+    if (options_.on_failure) options_.on_failure();
+    const double waited_s = std::chrono::duration<double>(Clock::now() - bucket.launch_time).count();
+    char waited[32];
+    std::snprintf(waited, sizeof(waited), "%.1f s", waited_s);
+    throw CommFailure("rank " + std::to_string(options_.rank) + " of " + std::to_string(options_.world_size) +
+                      ": all-reduce of gradient bucket " + std::to_string(index + 1) + "/" +
+                      std::to_string(buckets_.size()) + " (" + mib(plan_.buckets[index].bytes) + ") failed after " +
+                      waited + ": " + message_of(error) + " -- a peer rank probably died or stalled (waits are bounded by --comm-timeout " +
+                      std::to_string(options_.timeout.count() / 1000) + " s)");
+  }
+}
+
+void GradientReducer::finish_backward() {
+  const auto backward_end = Clock::now();
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    armed_ = false;
+    // A parameter that got no gradient this step contributes zeros, so every rank still
+    // issues the same collectives (PyTorch would need find_unused_parameters=True).
+    torch::NoGradGuard no_grad;
+    for (std::size_t b = 0; b < buckets_.size(); ++b) {
+      Bucket& bucket = buckets_[b];
+      if (bucket.ready) continue;
+      const GradientBucket& layout = plan_.buckets[b];
+      for (std::size_t slot = 0; slot < layout.parameters.size(); ++slot)
+        if (!bucket.filled[slot])
+          bucket.flat.narrow(0, layout.offsets[slot], parameters_[layout.parameters[slot]].numel()).zero_();
+      bucket.ready = true;
+    }
+    launch_ready_buckets();
+  }
+  StepComm step;
+  step.backward_ms = ms_since_begin(backward_end);
+  torch::NoGradGuard no_grad;
+  for (std::size_t b = 0; b < buckets_.size(); ++b) {
+    wait(b);
+    Bucket& bucket = buckets_[b];
+    const GradientBucket& layout = plan_.buckets[b];
+    for (std::size_t slot = 0; slot < layout.parameters.size(); ++slot) {
+      torch::Tensor& parameter = parameters_[layout.parameters[slot]];
+      const torch::Tensor average = bucket.flat.narrow(0, layout.offsets[slot], parameter.numel()).view(parameter.sizes());
+      torch::Tensor& grad = parameter.mutable_grad();
+      if (grad.defined())
+        grad.copy_(average);
+      else
+        grad = average.clone();
+    }
+    // Gloo's callback has fired by the time wait() returns; else (no callback) now bounds it.
+    const std::int64_t completed_ns = bucket.completed_ns->load();
+    const Clock::time_point completed = completed_ns != 0 ? Clock::time_point(Clock::duration(completed_ns)) : Clock::now();
+    step.buckets.push_back({ms_since_begin(bucket.launch_time), ms_since_begin(completed)});
+  }
+  step.finish_ms = ms_since_begin(Clock::now());
+  if (recorder_) recorder_->record(step);
+}
+
+}  // namespace gpubench

@@ -1,0 +1,33 @@
+#pragma once
+#include <chrono>
+#include <cstdint>
+#include <string>
+
+#include <torch/csrc/distributed/c10d/Store.hpp>
+
+namespace gpubench {
+
+// The rendezvous key-value store (c10d TCPStore) ranks meet through.
+
+// Hosts the store on `port` (0: the kernel picks a free one; read it with
+// hosted_store_port). c10d's TCPStore server listens on every interface of this host: it
+// has no bind-address option in 1.13. Throws UsageError when the port cannot be bound
+// (in use, privileged), naming the address and what to do.
+c10::intrusive_ptr<c10d::Store> host_store(const std::string& addr, int port, std::chrono::milliseconds timeout);
+std::uint16_t hosted_store_port(const c10::intrusive_ptr<c10d::Store>& store);
+
+// Connects to a store at addr:port, retrying until `timeout`. Throws UsageError when it
+// cannot be reached in time, naming the address, the wait and the likely causes.
+c10::intrusive_ptr<c10d::Store> connect_store(const std::string& addr, int port, std::chrono::milliseconds timeout);
+
+// A view of `store` whose keys all start with `prefix` (one config, one attempt).
+c10::intrusive_ptr<c10d::Store> prefixed_store(const std::string& prefix, c10::intrusive_ptr<c10d::Store> store);
+
+// Waits up to `timeout` for `key` to be set; false when it did not appear in time (the
+// store itself failing still throws).
+bool wait_for_key(c10d::Store& store, const std::string& key, std::chrono::milliseconds timeout);
+
+std::string to_text(const std::vector<std::uint8_t>& bytes);
+std::vector<std::uint8_t> to_bytes(const std::string& text);
+
+}  // namespace gpubench

@@ -1,0 +1,50 @@
+#include "parallel/nproc_launcher.h"
+
+#include <chrono>
+
+#include "config/errors.h"
+#include "parallel/launch_env.h"
+#include "parallel/launch_store.h"
+#include "parallel/rank_launcher.h"
+#include "parallel/rank_processes.h"
+
+namespace gpubench {
+
+std::vector<std::string> without_nproc_flag(const std::vector<std::string>& argv) {
+  std::vector<std::string> out;
+  for (std::size_t i = 0; i < argv.size(); ++i) {
+    if (argv[i] == "--nproc") {
+      ++i;  // and its value
+      continue;
+    }
+    if (argv[i].rfind("--nproc=", 0) == 0) continue;
+    out.push_back(argv[i]);
+  }
+  return out;
+}
+
+int run_nproc_launcher(int nproc, const std::vector<std::string>& argv) {
+  const LaunchEnv env = read_launch_env();
+  if (env.distributed())
+    throw UsageError("--nproc " + std::to_string(nproc) + " starts its own ranks, but this process already is " +
+                     env.describe() + ": drop --nproc under torchrun or srun");
+  // The store lives as long as the ranks: their matrix processes and every config's
+  // children meet in it. Its own waits never matter here (it only serves).
+  const auto store = host_store("127.0.0.1", 0, std::chrono::minutes(1));
+  const int port = hosted_store_port(store);
+  std::vector<RankProcessSpec> specs;
+  for (int rank = 0; rank < nproc; ++rank) specs.push_back({argv, local_rank_environment(rank, nproc, port)});
+  RankWaitPolicy policy;
+  // Each rank bounds its own waits (--config-timeout, --comm-timeout) and finishes its
+  // matrix even when a peer died, so the launcher just waits.
+  policy.timeout_s = 1e9;
+  policy.after_peer_failure_s = 1e9;
+  const std::vector<RankExit> exits = run_rank_processes(specs, policy);
+  auto code = [](const RankExit& exit) { return exit.signal != 0 ? 128 + exit.signal : exit.exit_code; };
+  if (code(exits[0]) != 0) return code(exits[0]);
+  for (const auto& exit : exits)
+    if (code(exit) != 0) return code(exit);
+  return 0;
+}
+
+}  // namespace gpubench

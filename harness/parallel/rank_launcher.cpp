@@ -1,0 +1,148 @@
+#include "parallel/rank_launcher.h"
+
+#include <nlohmann/json.hpp>
+
+#include "config/errors.h"
+#include "parallel/launch_store.h"
+
+namespace gpubench {
+
+std::map<std::string, std::string> local_rank_environment(int rank, int world_size, int port) {
+  return {{"RANK", std::to_string(rank)},
+          {"WORLD_SIZE", std::to_string(world_size)},
+          {"LOCAL_RANK", std::to_string(rank)},
+          {"LOCAL_WORLD_SIZE", std::to_string(world_size)},
+          {"MASTER_ADDR", "127.0.0.1"},
+          {"MASTER_PORT", std::to_string(port)},
+          {launch_vars::kAgentStore, "1"},
+          {launch_vars::kLauncher, "gpubench"}};
+}
+
+std::string visible_device_for(int local_rank, const EnvLookup& lookup) {
+  const std::string visible = lookup("CUDA_VISIBLE_DEVICES").value_or("");
+  std::vector<std::string> entries;
+  std::string entry;
+  for (char ch : visible + ",") {
+    if (ch != ',') {
+      entry += ch;
+    } else if (!entry.empty()) {
+      entries.push_back(entry);
+      entry.clear();
+    }
+  }
+  if (local_rank < static_cast<int>(entries.size())) return entries[static_cast<std::size_t>(local_rank)];
+  return std::to_string(local_rank);
+}
+
+std::unique_ptr<RankLauncher> RankLauncher::from_environment(double comm_timeout_s, const EnvLookup& lookup) {
+  std::unique_ptr<RankLauncher> launcher(new RankLauncher(read_launch_env(lookup), comm_timeout_s));
+  const LaunchEnv& env = launcher->env_;
+  if (!env.distributed() || env.master_port == 0) return launcher;
+  if (env.launcher_hosts_store || env.rank != 0)
+    launcher->store_ = connect_store(env.master_addr, env.master_port, launcher->comm_timeout());
+  else
+    launcher->store_ = host_store(env.master_addr, env.master_port, launcher->comm_timeout());
+  return launcher;
+}
+
+std::chrono::milliseconds RankLauncher::comm_timeout() const {
+  return std::chrono::milliseconds(static_cast<std::int64_t>(comm_timeout_s_ * 1000));
+}
+
+std::string RankLauncher::key_prefix() const {
+  // Per torchrun attempt: a restarted job must not read the previous attempt's keys.
+  return external() ? "gpubench/attempt" + std::to_string(env_.restart_count) : "gpubench/matrix";
+}
+
+void RankLauncher::agree_on_configs(const std::vector<std::string>& config_ids) {
+  if (!external() || !store_) return;
+  const std::string key = key_prefix() + "/configs";
+  const std::string mine = nlohmann::json(config_ids).dump();
+  if (env_.rank == 0) {
+    store_->set(key, to_bytes(mine));
+    return;
+  }
+  if (!wait_for_key(*store_, key, comm_timeout()))
+    throw UsageError("rank 0 did not publish its matrix within --comm-timeout " +
+                     std::to_string(static_cast<int>(comm_timeout_s_)) + " s: is rank 0 running gpubench with the same flags?");
+  const std::string theirs = to_text(store_->get(key));
+  if (theirs != mine)
+    throw UsageError("rank " + std::to_string(env_.rank) + " expands --matrix to " + mine + " but rank 0 to " + theirs +
+                     ": every rank must be started with the same flags");
+}
+
+std::optional<std::string> RankLauncher::skip_reason(const Config& config) const {
+  if (!external()) return std::nullopt;
+  const std::string launch = "launched as " + env_.describe();
+  if (config.parallel != ParallelMode::Ddp)
+    return launch + ": only ddp-" + std::to_string(env_.world_size) +
+           " configs run under a distributed launcher (run the others without it)";
+  if (config.world_size != env_.world_size)
+    return "ddp-" + std::to_string(config.world_size) + " needs " + std::to_string(config.world_size) + " ranks; " + launch;
+  return std::nullopt;
+}
+
+std::vector<std::pair<int, RankExit>> RankLauncher::launch(const ConfigLaunch& request) {
+  std::vector<int> ranks;
+  std::vector<RankProcessSpec> specs;
+  const std::string prefix = key_prefix() + "/" + request.scope;
+  if (external()) {
+    RankProcessSpec spec{request.argv_for_rank(env_.rank), {{launch_vars::kAgentStore, "1"}, {launch_vars::kStorePrefix, prefix}}};
+    if (request.cuda) spec.env["CUDA_VISIBLE_DEVICES"] = visible_device_for(env_.local_rank);
+    ranks.push_back(env_.rank);
+    specs.push_back(spec);
+  } else {
+    if (!store_) {
+      store_ = host_store("127.0.0.1", 0, comm_timeout());
+      store_port_ = hosted_store_port(store_);
+    }
+    for (int rank = 0; rank < request.world_size; ++rank) {
+      RankProcessSpec spec{request.argv_for_rank(rank), local_rank_environment(rank, request.world_size, store_port_)};
+      spec.env[launch_vars::kStorePrefix] = prefix;
+      if (request.cuda) spec.env["CUDA_VISIBLE_DEVICES"] = visible_device_for(rank);
+      ranks.push_back(rank);
+      specs.push_back(spec);
+    }
+  }
+  RankWaitPolicy policy;
+  policy.timeout_s = request.timeout_s;
+  // The survivors' collectives fail or time out within --comm-timeout; then they report.
+  policy.after_peer_failure_s = comm_timeout_s_ + 15;
+  const std::vector<RankExit> exits = run_rank_processes(specs, policy);
+  std::vector<std::pair<int, RankExit>> out;
+  for (std::size_t i = 0; i < ranks.size(); ++i) out.emplace_back(ranks[i], exits[i]);
+  return out;
+}
+
+std::vector<std::pair<int, RankReport>> RankLauncher::exchange(const std::string& scope, int world_size,
+                                                               const std::vector<std::pair<int, RankReport>>& local) {
+  if (!external() || !store_) return local;
+  const std::string prefix = key_prefix() + "/" + scope + "/report/";
+  for (const auto& [rank, report] : local) {
+    const nlohmann::json text = {{"ok", report.ok}, {"reason", report.reason}, {"peak_rss_bytes", report.peak_rss_bytes}, {"wall_s", report.wall_s}};
+    store_->set(prefix + std::to_string(rank), to_bytes(text.dump()));
+  }
+  if (env_.rank != 0) return local;
+  std::vector<std::pair<int, RankReport>> all;
+  // The ranks run in lockstep until their last collective; a peer's report comes soon
+  // after ours unless its process died.
+  const auto wait = comm_timeout() + std::chrono::seconds(30);
+  for (int rank = 0; rank < world_size; ++rank) {
+    RankReport report;
+    const std::string key = prefix + std::to_string(rank);
+    if (wait_for_key(*store_, key, wait)) {
+      const auto text = nlohmann::json::parse(to_text(store_->get(key)));
+      report.ok = text.value("ok", false);
+      report.reason = text.value("reason", "");
+      report.peak_rss_bytes = text.value("peak_rss_bytes", std::uint64_t{0});
+      report.wall_s = text.value("wall_s", 0.0);
+    } else {
+      report.reason = "reported no outcome within " + std::to_string(wait.count() / 1000) +
+                      " s (its gpubench process may have died)";
+    }
+    all.emplace_back(rank, report);
+  }
+  return all;
+}
+
+}  // namespace gpubench

@@ -1,0 +1,131 @@
+#include "parallel/rank_processes.h"
+
+#include <signal.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <chrono>
+#include <cstring>
+#include <stdexcept>
+#include <thread>
+
+extern char** environ;
+
+namespace gpubench {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// The child's environment, built before fork: between fork and exec only
+// async-signal-safe calls are allowed (this process may have threads, e.g. a TCPStore).
+std::vector<std::string> merged_environment(const std::map<std::string, std::string>& extra) {
+  std::vector<std::string> entries;
+  for (char** entry = environ; entry != nullptr && *entry != nullptr; ++entry) {
+    const std::string text = *entry;
+    const std::string name = text.substr(0, text.find('='));
+    if (extra.count(name) == 0) entries.push_back(text);
+  }
+  for (const auto& [name, value] : extra) entries.push_back(name + "=" + value);
+  return entries;
+}
+
+std::vector<char*> pointers(std::vector<std::string>& strings) {
+  std::vector<char*> out;
+  for (auto& text : strings) out.push_back(text.data());
+  out.push_back(nullptr);
+  return out;
+}
+
+struct Running {
+  pid_t pid = -1;
+  bool done = false;
+  bool term_sent = false;
+  Clock::time_point term_at{};
+  RankExit exit;
+};
+
+void finish(Running& rank, int status, const rusage& usage, Clock::time_point start) {
+  rank.done = true;
+  rank.exit.wall_s = std::chrono::duration<double>(Clock::now() - start).count();
+  rank.exit.peak_rss_bytes = static_cast<std::uint64_t>(usage.ru_maxrss) * 1024;
+  if (WIFEXITED(status)) rank.exit.exit_code = WEXITSTATUS(status);
+  if (WIFSIGNALED(status)) rank.exit.signal = WTERMSIG(status);
+}
+
+}  // namespace
+
+std::string RankExit::describe() const {
+  if (timed_out) return "timed out after " + std::to_string(static_cast<int>(wall_s)) + " s";
+  if (stopped_after_peer_failure) return "stopped " + std::to_string(static_cast<int>(wall_s)) + " s in, after another rank failed";
+  if (signal != 0) return "killed by signal " + std::to_string(signal) + " (" + strsignal(signal) + ")";
+  return "exit code " + std::to_string(exit_code);
+}
+
+std::vector<RankExit> run_rank_processes(const std::vector<RankProcessSpec>& specs, const RankWaitPolicy& policy) {
+  std::vector<std::vector<std::string>> argvs, envs;
+  for (const auto& spec : specs) {
+    argvs.push_back(spec.argv);
+    envs.push_back(merged_environment(spec.env));
+  }
+  std::vector<Running> ranks(specs.size());
+  const auto start = Clock::now();
+  for (std::size_t i = 0; i < specs.size(); ++i) {
+    std::vector<char*> argv = pointers(argvs[i]);
+    std::vector<char*> envp = pointers(envs[i]);
+    const pid_t pid = fork();
+    if (pid < 0) {
+      // Could not start this rank: the others would wait for it until their timeout.
+      for (std::size_t j = 0; j < i; ++j) kill(ranks[j].pid, SIGKILL);
+      for (std::size_t j = 0; j < i; ++j) waitpid(ranks[j].pid, nullptr, 0);
+      throw std::runtime_error(std::string("fork: ") + std::strerror(errno));
+    }
+    if (pid == 0) {
+      execve(argv[0], argv.data(), envp.data());
+      _exit(127);
+    }
+    ranks[i].pid = pid;
+  }
+
+  Clock::time_point deadline = start + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(policy.timeout_s));
+  bool peer_failed = false;
+  // Poll: ranks run for seconds to minutes, 20 ms granularity costs nothing.
+  while (std::any_of(ranks.begin(), ranks.end(), [](const Running& r) { return !r.done; })) {
+    for (auto& rank : ranks) {
+      if (rank.done) continue;
+      int status = 0;
+      rusage usage{};
+      const pid_t reaped = wait4(rank.pid, &status, WNOHANG, &usage);
+      if (reaped == rank.pid) {
+        finish(rank, status, usage, start);
+        if (!rank.exit.ok() && !peer_failed) {
+          peer_failed = true;
+          deadline = std::min(deadline, Clock::now() + std::chrono::duration_cast<Clock::duration>(
+                                                          std::chrono::duration<double>(policy.after_peer_failure_s)));
+        }
+      } else if (reaped < 0 && errno != EINTR) {
+        rank.done = true;  // not our child any more: nothing to wait for
+      }
+    }
+    const auto now = Clock::now();
+    for (auto& rank : ranks) {
+      if (rank.done) continue;
+      if (!rank.term_sent && now >= deadline) {
+        (peer_failed ? rank.exit.stopped_after_peer_failure : rank.exit.timed_out) = true;
+        kill(rank.pid, SIGTERM);
+        rank.term_sent = true;
+        rank.term_at = now;
+      } else if (rank.term_sent && now - rank.term_at >= std::chrono::seconds(5)) {
+        kill(rank.pid, SIGKILL);
+      }
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  std::vector<RankExit> exits;
+  for (const auto& rank : ranks) exits.push_back(rank.exit);
+  return exits;
+}
+
+}  // namespace gpubench

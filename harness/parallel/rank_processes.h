@@ -1,0 +1,39 @@
+#pragma once
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace gpubench {
+
+// One rank process to start: its argv (argv[0] is the executable path) and the
+// environment variables it gets on top of this process's own (a value replaces).
+struct RankProcessSpec {
+  std::vector<std::string> argv;
+  std::map<std::string, std::string> env;
+};
+
+struct RankExit {
+  int exit_code = -1;  // valid when !signal && !timed_out
+  int signal = 0;
+  bool timed_out = false;
+  bool stopped_after_peer_failure = false;  // killed because another rank had failed and this one did not exit
+  std::uint64_t peak_rss_bytes = 0;
+  double wall_s = 0;
+  bool ok() const { return !timed_out && signal == 0 && exit_code == 0; }
+  std::string describe() const;  // "exit code 3", "killed by signal 9 (Killed)", "timed out after 30 s"
+};
+
+struct RankWaitPolicy {
+  double timeout_s = 1800;  // the whole group: the config's time limit
+  // Once a rank has failed, the others get this long to notice (their collectives fail
+  // or time out within --comm-timeout) and exit on their own before being stopped.
+  double after_peer_failure_s = 75;
+};
+
+// Starts every rank at once and waits for all of them. A rank still running at a
+// deadline gets SIGTERM, then SIGKILL after a 5 s grace. Never throws after the first
+// process started: a rank that cannot exec exits 127.
+std::vector<RankExit> run_rank_processes(const std::vector<RankProcessSpec>& ranks, const RankWaitPolicy& policy);
+
+}  // namespace gpubench

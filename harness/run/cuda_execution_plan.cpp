@@ -1,0 +1,168 @@
+// Compiled only where LibTorch has CUDA (GPUBENCH_TORCH_CUDA); syntax-checked elsewhere.
+#include "run/cuda_execution_plan.h"
+
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include <ATen/cuda/CUDAContext.h>
+#include <c10/cuda/CUDAStream.h>
+#include <torch/cuda.h>
+
+#include "device/cuda_memory_stats.h"
+#include "run/grad_scaler.h"
+#include "run/pinned_batch_source.h"
+
+namespace gpubench {
+namespace {
+
+// The caching allocator's peaks over the measured steps: reset when the first measured
+// step begins (warm-up growth is excluded, memory still held from it is not), read at
+// the end of the run. Writes result["memory"]["cuda_peak_allocated_bytes"] and
+// ["cuda_peak_reserved_bytes"] (sums over the devices the config used) and the per-device
+// values, merging with what other probes put in result["memory"].
+class CudaMemoryProbe final : public Probe {
+ public:
+  explicit CudaMemoryProbe(std::vector<int> devices) : devices_(std::move(devices)) {}
+  std::string name() const override { return "cuda_memory"; }
+
+  void run_begin(const std::string&) override {
+    window_started_ = false;
+    peaks_.clear();
+  }
+  void step_begin(int, bool measured) override {
+    if (!measured || window_started_) return;
+    for (int device : devices_) reset_cuda_peak_stats(device);  // host-side counters: no device sync
+    window_started_ = true;
+  }
+  void run_end() override { peaks_ = read(); }
+
+  void write_result(nlohmann::json& result) const override {
+    const std::vector<CudaAllocatorStats> peaks = peaks_.empty() ? read() : peaks_;
+    std::int64_t allocated = 0, reserved = 0;
+    nlohmann::json per_device = nlohmann::json::array();
+    for (const auto& stats : peaks) {
+      allocated += stats.peak_allocated_bytes;
+      reserved += stats.peak_reserved_bytes;
+      per_device.push_back({{"device", stats.device},
+                            {"peak_allocated_bytes", stats.peak_allocated_bytes},
+                            {"peak_reserved_bytes", stats.peak_reserved_bytes}});
+    }
+    nlohmann::json& memory = result["memory"];
+    if (!memory.is_object()) memory = nlohmann::json::object();
+    memory["cuda_peak_allocated_bytes"] = allocated;
+    memory["cuda_peak_reserved_bytes"] = reserved;
+    memory["cuda_peak_per_device"] = per_device;
+    memory["cuda_peak_window"] = window_started_ ? "measured steps (peaks reset after warm-up)" : "whole run";
+  }
+
+ private:
+  std::vector<CudaAllocatorStats> read() const {
+    std::vector<CudaAllocatorStats> stats;
+    for (int device : devices_) stats.push_back(cuda_allocator_stats(device));
+    return stats;
+  }
+
+  std::vector<int> devices_;
+  bool window_started_ = false;
+  std::vector<CudaAllocatorStats> peaks_;
+};
+
+// Writes a fixed section into the result (what the plan decided, for the reader).
+class ResultSectionProbe final : public Probe {
+ public:
+  ResultSectionProbe(std::string key, nlohmann::json value) : key_(std::move(key)), value_(std::move(value)) {}
+  std::string name() const override { return key_; }
+  void write_result(nlohmann::json& result) const override { result[key_] = value_; }
+
+ private:
+  std::string key_;
+  nlohmann::json value_;
+};
+
+std::string device_name(int device) {
+  const cudaDeviceProp* props = at::cuda::getDeviceProperties(static_cast<c10::DeviceIndex>(device));
+  return props != nullptr ? props->name : "?";
+}
+
+bool supports_bf16(int device) {
+  const cudaDeviceProp* props = at::cuda::getDeviceProperties(static_cast<c10::DeviceIndex>(device));
+  return props != nullptr && props->major >= 8;
+}
+
+}  // namespace
+
+ExecutionPlan plan_cuda_execution(const Config& config) {
+  if (config.device != DeviceKind::Cuda) throw std::runtime_error(config.id() + ": not a CUDA config");
+  if (config.parallel == ParallelMode::Ddp)
+    throw std::runtime_error(config.id() + ": DistributedDataParallel runs one process per rank, not this plan");
+  // torch::cuda::device_count() is size_t in 1.13 and c10::DeviceIndex in 2.x.
+  const int device_count = static_cast<int>(torch::cuda::device_count());
+  if (device_count < 1) throw std::runtime_error(config.id() + ": LibTorch sees no CUDA device");
+
+  ExecutionPlan plan;
+  plan.device = torch::Device(torch::kCUDA, 0);
+  std::vector<int> devices = {0};
+  if (config.parallel == ParallelMode::DataParallel) {
+    devices.clear();
+    for (int device = 0; device < device_count; ++device) {
+      devices.push_back(device);
+      plan.data_parallel_devices.emplace_back(torch::kCUDA, static_cast<c10::DeviceIndex>(device));
+    }
+    plan.probes.push_back(std::make_shared<ResultSectionProbe>(
+        "parallel", nlohmann::json{{"mode", "dp"},
+                                   {"devices", device_count},
+                                   {"device_ids", devices},
+                                   {"implementation",
+                                    "torch::nn::parallel::data_parallel: scatters the batch, replicates the module "
+                                    "onto every device each step, gathers the outputs on cuda:0"}}));
+  }
+
+  switch (config.precision) {
+    case Precision::Fp32: break;
+    case Precision::AmpFp16:
+      plan.autocast = true;
+      plan.autocast_dtype = torch::kHalf;
+      plan.scaler = std::make_unique<GradScaler>();
+      break;
+    case Precision::AmpBf16:
+      if (!supports_bf16(0))
+        throw std::runtime_error(config.id() + ": " + device_name(0) + " has no bfloat16 support (needs compute capability 8.0+)");
+      plan.autocast = true;
+      plan.autocast_dtype = torch::kBFloat16;
+      break;
+    case Precision::Bf16: throw std::runtime_error(config.id() + ": bf16 is a CPU precision; on CUDA use amp-bf16");
+  }
+
+  // Each phase ends when the compute streams are idle: the default stream of every device
+  // the step used (data_parallel's replicas run on those). Not torch::cuda::synchronize():
+  // a device-wide sync would also wait for the pinned source's prefetch on its copy stream
+  // and charge that copy to whichever phase is running, hiding the overlap pinned memory
+  // buys. For pageable configs both are the same (their copy runs on the compute stream).
+  plan.synchronize = [devices] {
+    for (int device : devices) c10::cuda::getCurrentCUDAStream(static_cast<c10::DeviceIndex>(device)).synchronize();
+  };
+
+  const bool pinned = config.host_memory == HostMemory::Pinned;
+  auto h2d = std::make_shared<H2dCopyStats>(pinned ? "pinned: page-locked buffers, non_blocking copy on a side stream, next batch prefetched"
+                                                   : "pageable: blocking copy from ordinary host memory");
+  plan.probes.push_back(h2d);
+  const torch::Device device = plan.device;
+  plan.make_batch_source = [device, h2d, pinned](TensorDataset dataset, LoaderOptions options) -> std::unique_ptr<BatchSource> {
+    if (pinned)
+      return std::make_unique<PinnedBatchSource>(
+          std::make_unique<LoaderBatchSource>(std::move(dataset), options, torch::kCPU), device, h2d);
+    return std::make_unique<CopyTimedBatchSource>(std::make_unique<LoaderBatchSource>(std::move(dataset), options, device),
+                                                  device, h2d);
+  };
+
+  plan.probes.push_back(std::make_shared<CudaMemoryProbe>(devices));
+  plan.device_memory_stats = cuda_memory_callback(devices);
+  plan.probes.push_back(std::make_shared<ResultSectionProbe>(
+      "cuda", nlohmann::json{{"device", device_name(0)},
+                             {"visible_devices", device_count},
+                             {"synchronize", "compute stream of each used device after every phase"}}));
+  return plan;
+}
+
+}  // namespace gpubench

@@ -1,0 +1,199 @@
+#include "run/grad_scaler.h"
+
+#include <cmath>
+#include <limits>
+#include <map>
+#include <sstream>
+#include <stdexcept>
+#include <tuple>
+#include <vector>
+
+#include "device/compat.h"
+
+namespace gpubench {
+namespace {
+
+std::string number(double value) {
+  std::ostringstream text;
+  text << value;
+  return text.str();
+}
+
+void validate(const GradScalerOptions& o) {
+  if (!(o.init_scale > 0) || !std::isfinite(o.init_scale))
+    throw std::invalid_argument("GradScaler init_scale " + number(o.init_scale) + " is invalid: expected a finite value > 0");
+  if (!(o.growth_factor > 1) || !std::isfinite(o.growth_factor))
+    throw std::invalid_argument("GradScaler growth_factor " + number(o.growth_factor) + " is invalid: expected a finite value > 1");
+  if (!(o.backoff_factor > 0 && o.backoff_factor < 1))
+    throw std::invalid_argument("GradScaler backoff_factor " + number(o.backoff_factor) + " is invalid: expected a value in (0, 1)");
+  if (o.growth_interval < 1 || o.growth_interval > std::numeric_limits<std::int32_t>::max())
+    throw std::invalid_argument("GradScaler growth_interval " + std::to_string(o.growth_interval) +
+                                " is invalid: expected a whole number from 1 to 2147483647");
+}
+
+// The ATen kernel's arithmetic in tensor ops: flags inf/NaN of the scaled gradient (before
+// unscaling, as the kernel does), then multiplies by inv_scale computing in float (fp16/bf16
+// gradients are promoted by the 1-element float tensor and rounded back in place).
+void unscale_with_tensor_ops(const std::vector<torch::Tensor>& grads, torch::Tensor& found_inf,
+                             const torch::Tensor& inv_scale) {
+  for (const auto& grad : grads) {
+    found_inf.masked_fill_(torch::logical_not(torch::isfinite(grad)).any(), 1.0);
+    grad.mul_(inv_scale);
+  }
+}
+
+// _amp_update_scale_'s arithmetic in tensor ops, without a host synchronisation:
+//   found_inf: scale = float(scale * backoff); tracker = 0
+//   else: successful = tracker + 1; if successful == interval: scale = float(scale * growth)
+//         when that is finite; tracker = 0; else tracker = successful.
+// The products are taken in double and rounded to float, like the kernel's float * double.
+void update_with_tensor_ops(torch::Tensor& scale, torch::Tensor& tracker, const torch::Tensor& found_inf,
+                            const GradScalerOptions& o) {
+  const auto found = found_inf > 0;
+  const auto successful = tracker + 1;
+  const auto due = successful == o.growth_interval;
+  const auto as_double = scale.to(torch::kDouble);
+  const auto backed_off = (as_double * o.backoff_factor).to(torch::kFloat);
+  const auto grown = (as_double * o.growth_factor).to(torch::kFloat);
+  const auto grow = torch::logical_and(due, torch::isfinite(grown));
+  const auto new_scale = torch::where(found, backed_off, torch::where(grow, grown, scale));
+  const auto new_tracker = torch::where(torch::logical_or(found, due), torch::zeros_like(tracker), successful.to(tracker.scalar_type()));
+  scale.copy_(new_scale);
+  tracker.copy_(new_tracker);
+}
+
+}  // namespace
+
+GradScaler::GradScaler(GradScalerOptions options, AmpKernels kernels) : options_(options), kernels_(kernels) {
+  validate(options_);
+}
+
+bool GradScaler::aten_kernels_available(c10::DeviceType device) {
+  if (device == c10::DeviceType::CUDA) return true;
+#if GPUBENCH_TORCH_AT_LEAST(2, 3)
+  if (device == c10::DeviceType::CPU) return true;
+#endif
+  return false;
+}
+
+bool GradScaler::use_aten(c10::DeviceType device) const {
+  switch (kernels_) {
+    case AmpKernels::Aten:
+      if (!aten_kernels_available(device))
+        throw std::runtime_error("GradScaler: the ATen AMP kernels do not exist for " + c10::DeviceTypeName(device, /*lower_case=*/true) +
+                                 " tensors in LibTorch " + TORCH_VERSION + " (CPU kernels arrived in 2.3)");
+      return true;
+    case AmpKernels::TensorOps: return false;
+    case AmpKernels::Auto: return aten_kernels_available(device);
+  }
+  return false;
+}
+
+torch::Tensor GradScaler::scale(const torch::Tensor& loss) {
+  if (!scale_.defined()) {
+    const auto options = torch::TensorOptions().device(loss.device());
+    scale_ = torch::full({1}, options_.init_scale, options.dtype(torch::kFloat));
+    growth_tracker_ = torch::zeros({1}, options.dtype(torch::kInt));
+    host_scale_ = static_cast<float>(options_.init_scale);
+  }
+  return loss * scale_.to(loss.device(), scale_.scalar_type(), /*non_blocking=*/true);
+}
+
+void GradScaler::unscale(torch::optim::Optimizer& optimizer) {
+  if (!scale_.defined()) throw std::logic_error("GradScaler::unscale/step called before scale(): there is nothing to unscale");
+  if (unscaled_) throw std::logic_error("GradScaler::unscale called twice since the last update()");
+  // One foreach call per (device, dtype), as PyTorch groups them (the kernel wants one of each).
+  std::map<std::tuple<c10::DeviceType, c10::DeviceIndex, c10::ScalarType>, std::vector<torch::Tensor>> groups;
+  for (auto& group : optimizer.param_groups())
+    for (auto& parameter : group.params()) {
+      const auto& grad = parameter.grad();
+      if (!grad.defined()) continue;
+      if (grad.is_sparse()) throw std::runtime_error("GradScaler: sparse gradients are not supported");
+      groups[{grad.device().type(), grad.device().index(), grad.scalar_type()}].push_back(grad);
+    }
+  // 1/scale computed in double and rounded to float, as PyTorch does.
+  const auto inv_scale = scale_.to(torch::kDouble).reciprocal().to(torch::kFloat);
+  found_inf_ = torch::zeros({1}, scale_.options().dtype(torch::kFloat));
+  for (auto& [key, grads] : groups) {
+    const torch::Device device = grads.front().device();
+    auto found = torch::zeros({1}, torch::TensorOptions().device(device).dtype(torch::kFloat));
+    const auto inv = inv_scale.to(device, torch::kFloat, /*non_blocking=*/true);
+    if (use_aten(device.type())) {
+      at::_amp_foreach_non_finite_check_and_unscale_(grads, found, inv);
+      used_aten_ = true;
+    } else {
+      unscale_with_tensor_ops(grads, found, inv);
+      used_tensor_ops_ = true;
+    }
+    found_inf_.add_(found.to(found_inf_.device(), torch::kFloat, /*non_blocking=*/true));
+  }
+  unscaled_ = true;
+}
+
+bool GradScaler::step(torch::optim::Optimizer& optimizer) {
+  if (stepped_) throw std::logic_error("GradScaler::step called twice without update() in between");
+  if (!unscaled_) unscale(optimizer);
+  stepped_ = true;
+  ++steps_;
+  // The one host read per step, as in PyTorch: skipping must be decided on the host.
+  last_found_inf_ = found_inf_.item<float>() > 0;
+  if (last_found_inf_) {
+    ++skipped_steps_;
+    return false;
+  }
+  optimizer.step();
+  return true;
+}
+
+void GradScaler::update() {
+  if (!stepped_ && !unscaled_)
+    throw std::logic_error("GradScaler::update called without step() or unscale(): no inf/NaN check was recorded");
+  if (!stepped_) last_found_inf_ = found_inf_.item<float>() > 0;  // unscale() without step(): read it now
+  if (use_aten(scale_.device().type())) {
+    at::_amp_update_scale_(scale_, growth_tracker_, found_inf_, options_.growth_factor, options_.backoff_factor,
+                           options_.growth_interval);
+  } else {
+    update_with_tensor_ops(scale_, growth_tracker_, found_inf_, options_);
+  }
+  // The same rule on the host, for the growth count without reading the device.
+  if (last_found_inf_) {
+    host_scale_ = static_cast<float>(static_cast<double>(host_scale_) * options_.backoff_factor);
+    host_tracker_ = 0;
+  } else if (host_tracker_ + 1 == options_.growth_interval) {
+    const auto grown = static_cast<float>(static_cast<double>(host_scale_) * options_.growth_factor);
+    if (std::isfinite(grown)) {
+      host_scale_ = grown;
+      ++scale_growths_;
+    }
+    host_tracker_ = 0;
+  } else {
+    ++host_tracker_;
+  }
+  unscaled_ = false;
+  stepped_ = false;
+}
+
+double GradScaler::current_scale() const { return scale_.defined() ? scale_.item<double>() : 0.0; }
+
+std::int64_t GradScaler::growth_tracker() const { return growth_tracker_.defined() ? growth_tracker_.item<std::int64_t>() : 0; }
+
+std::string GradScaler::unscale_kernel() const {
+  if (used_aten_ && used_tensor_ops_) return "aten+tensor-ops";
+  if (used_aten_) return "aten";
+  if (used_tensor_ops_) return "tensor-ops";
+  return "none";
+}
+
+void GradScaler::write_result(nlohmann::json& result) const {
+  result["grad_scaler"] = {{"init_scale", options_.init_scale},
+                           {"final_scale", current_scale()},
+                           {"growth_factor", options_.growth_factor},
+                           {"backoff_factor", options_.backoff_factor},
+                           {"growth_interval", options_.growth_interval},
+                           {"steps", steps_},
+                           {"skipped_steps", skipped_steps_},
+                           {"scale_growths", scale_growths_},
+                           {"unscale_kernel", unscale_kernel()}};
+}
+
+}  // namespace gpubench

@@ -1,0 +1,82 @@
+#pragma once
+#include <cstdint>
+#include <string>
+
+#include <nlohmann/json.hpp>
+#include <torch/torch.h>
+
+#include "run/loss_scaler.h"
+
+namespace gpubench {
+
+// PyTorch's torch.amp.GradScaler defaults.
+struct GradScalerOptions {
+  double init_scale = 65536.0;  // 2^16
+  double growth_factor = 2.0;
+  double backoff_factor = 0.5;
+  std::int64_t growth_interval = 2000;
+};
+
+// Which implementation unscales the gradients and updates the scale.
+//  Aten:      at::_amp_foreach_non_finite_check_and_unscale_ and at::_amp_update_scale_
+//             (the kernels PyTorch's GradScaler calls): CUDA in every version, CPU from 2.3.
+//  TensorOps: the same arithmetic in ordinary tensor ops: runs on any device and version.
+//  Auto:      Aten where the kernel exists for the tensors' device, else TensorOps.
+enum class AmpKernels { Auto, Aten, TensorOps };
+
+// Dynamic loss scaling for fp16 autocast (what torch.amp.GradScaler does):
+//  scale(loss)     loss * scale
+//  step(optimizer) unscales every gradient in place (grad *= 1/scale) while checking for
+//                  inf/NaN; steps the optimizer only if all were finite
+//  update()        inf/NaN found: scale *= backoff_factor and the clean-step count resets;
+//                  otherwise after growth_interval clean steps in a row scale *= growth_factor
+//                  (never to inf)
+// The scale and the clean-step count live in tensors on the loss's device, as in PyTorch,
+// so update() does not synchronise; step() reads one flag from the device (as PyTorch does).
+class GradScaler final : public LossScaler {
+ public:
+  // Throws std::invalid_argument naming the bad option and what was expected.
+  explicit GradScaler(GradScalerOptions options = {}, AmpKernels kernels = AmpKernels::Auto);
+
+  torch::Tensor scale(const torch::Tensor& loss) override;
+  bool step(torch::optim::Optimizer& optimizer) override;
+  void update() override;
+  // {"grad_scaler": {init_scale, final_scale, growth_factor, backoff_factor,
+  //   growth_interval, steps, skipped_steps, scale_growths, unscale_kernel}}
+  void write_result(nlohmann::json& result) const override;
+
+  // PyTorch's unscale_(): unscales the gradients now (e.g. before clipping); step() then
+  // does not unscale again. At most once between update() calls. Throws std::logic_error
+  // before the first scale().
+  void unscale(torch::optim::Optimizer& optimizer);
+
+  // Whether the ATen kernels exist for tensors of this device type in this LibTorch.
+  static bool aten_kernels_available(c10::DeviceType device);
+
+  double current_scale() const;          // 0 before the first scale()
+  std::int64_t growth_tracker() const;   // clean steps since the last growth or backoff
+  std::int64_t steps() const { return steps_; }
+  std::int64_t skipped_steps() const { return skipped_steps_; }
+  std::int64_t scale_growths() const { return scale_growths_; }
+  const GradScalerOptions& options() const { return options_; }
+  // "aten", "tensor-ops", "aten+tensor-ops" (both were used), or "none" before any unscale.
+  std::string unscale_kernel() const;
+
+ private:
+  bool use_aten(c10::DeviceType device) const;
+
+  GradScalerOptions options_;
+  AmpKernels kernels_;
+  torch::Tensor scale_;           // float32, 1 element, on the loss's device
+  torch::Tensor growth_tracker_;  // int32, 1 element, same device
+  torch::Tensor found_inf_;       // float32, 1 element: > 0 if this iteration found inf/NaN
+  bool unscaled_ = false;         // this iteration's gradients are already unscaled
+  bool stepped_ = false;          // step() ran since the last update()
+  bool last_found_inf_ = false;   // what step() read from found_inf_
+  float host_scale_ = 0;          // host mirror of scale_ (update() keeps both in step)
+  std::int64_t host_tracker_ = 0; // host mirror of growth_tracker_
+  std::int64_t steps_ = 0, skipped_steps_ = 0, scale_growths_ = 0;
+  bool used_aten_ = false, used_tensor_ops_ = false;
+};
+
+}  // namespace gpubench

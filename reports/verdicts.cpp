@@ -1,0 +1,132 @@
+#include "reports/verdicts.h"
+
+#include "reports/loss_parity.h"
+
+#include <fmt/format.h>
+
+#include <string>
+
+namespace gpubench {
+namespace {
+
+constexpr double kInputBoundShare = 0.25;
+constexpr double kH2dBoundShare = 0.20;
+constexpr double kCommBoundShare = 0.25;
+constexpr double kLaunchBoundBusy = 0.50;
+constexpr double kLaunchBoundKernelsPerStep = 200;
+constexpr double kOptimizerBoundShare = 0.30;
+constexpr double kComputeBoundBusy = 0.85;
+constexpr double kCpuComputeBoundShare = 0.70;
+constexpr double kNoisyCv = 0.10;
+constexpr double kScalerSkipShare = 0.05;
+constexpr double kAmpLossTolerance = 0.10;  // AMP's late loss within 10% of fp32's
+
+double share(const nlohmann::json& row, const char* phase) {
+  return row.value("phases", nlohmann::json::object()).value(phase, nlohmann::json::object()).value("share", 0.0);
+}
+
+nlohmann::json verdict(const std::string& kind, const std::string& evidence, const std::string& suggestion = "") {
+  return {{"kind", kind}, {"evidence", evidence}, {"suggestion", suggestion}, {"text", kind + ": " + evidence}};
+}
+
+std::string pct(double fraction) { return fmt::format("{:.0f}%", fraction * 100); }
+
+bool is_cuda(const nlohmann::json& row) { return row.value("config", nlohmann::json::object()).value("device", "") == "cuda"; }
+
+const nlohmann::json* find_ok(const nlohmann::json& results, const std::string& id) {
+  for (const auto& r : results)
+    if (r.value("config_id", "") == id && r.value("status", "") == "ok") return &r;
+  return nullptr;
+}
+
+}  // namespace
+
+nlohmann::json bottleneck_verdict(const nlohmann::json& row) {
+  const double data = share(row, "data");
+  if (data >= kInputBoundShare) {
+    const int workers = row.value("workload", nlohmann::json::object()).value("workers", 0);
+    return verdict("input-bound", fmt::format("{} of each step waits for the DataLoader (workers={})", pct(data), workers),
+                   fmt::format("try --workers {}", std::max(2, workers * 2)));
+  }
+  const double h2d = share(row, "h2d");
+  if (h2d >= kH2dBoundShare) {
+    const auto& copy = row.value("h2d", nlohmann::json::object());
+    const std::string memory = row["config"].value("host_memory", "pageable");
+    std::string evidence = fmt::format("{} of each step copies batches to the GPU from {} memory", pct(h2d), memory);
+    if (copy.contains("gb_per_s")) evidence += fmt::format(" at {:.1f} GB/s", copy["gb_per_s"].get<double>());
+    return verdict("h2d-bound", evidence, memory == "pageable" ? "use pinned host memory (the /pinned config)" : "");
+  }
+  const auto& ddp = row.value("ddp", nlohmann::json::object());
+  if (ddp.contains("exposed_comm_share") && ddp["exposed_comm_share"].get<double>() >= kCommBoundShare)
+    return verdict("comm-bound",
+                   fmt::format("{} of each step waits for gradient all-reduce not hidden behind backward",
+                               pct(ddp["exposed_comm_share"].get<double>())),
+                   "larger --bucket-mb, or larger batches per rank");
+  const auto& cupti = row.value("cupti", nlohmann::json::object());
+  const bool has_busy = cupti.value("status", "") == "ok" && cupti.contains("gpu_busy_share_overall");
+  const double busy = has_busy ? cupti["gpu_busy_share_overall"].get<double>() : -1;
+  const double kernels = has_busy ? cupti.value("kernels_per_step", nlohmann::json::object()).value("median", 0.0) : 0;
+  if (has_busy && busy < kLaunchBoundBusy && kernels >= kLaunchBoundKernelsPerStep)
+    return verdict("launch-bound", fmt::format("GPU busy {}, {:.0f} kernels per step", pct(busy), kernels),
+                   "larger batches, fewer/fused kernels (CUDA graphs, torch.compile-style fusion)");
+  const double optimizer = share(row, "optimizer");
+  if (optimizer >= kOptimizerBoundShare)
+    return verdict("optimizer-bound", fmt::format("the optimizer step takes {} of each step", pct(optimizer)),
+                   "a fused or multi-tensor optimizer");
+  if (has_busy && busy >= kComputeBoundBusy) return verdict("compute-bound", fmt::format("GPU busy {}", pct(busy)));
+  const double compute = share(row, "forward") + share(row, "backward");
+  if (!is_cuda(row) && compute >= kCpuComputeBoundShare)
+    return verdict("compute-bound", fmt::format("forward + backward take {} of each step on the CPU", pct(compute)));
+  return verdict("balanced", fmt::format("data {}, h2d {}, forward+backward {}, optimizer {}", pct(data), pct(h2d),
+                                         pct(compute), pct(optimizer)));
+}
+
+nlohmann::json row_warnings(const nlohmann::json& row) {
+  nlohmann::json warnings = nlohmann::json::array();
+  const auto& loss = row.value("loss", nlohmann::json::object());
+  if (loss.contains("fell") && !loss["fell"].get<bool>())
+    warnings.push_back(fmt::format("loss did not fall ({:.4g} -> {:.4g}): check the learning setup",
+                                   loss.value("first_quarter_mean", 0.0), loss.value("last_quarter_mean", 0.0)));
+  const auto& placement = row.value("placement", nlohmann::json::object());
+  if (placement.contains("parameters_on_device") && !placement["parameters_on_device"].get<bool>())
+    warnings.push_back("some parameters are not on the configured device");
+  if (placement.contains("batch_on_device") && !placement["batch_on_device"].get<bool>())
+    warnings.push_back("batches are not on the configured device when the forward runs");
+  const auto& scaler = row.value("grad_scaler", nlohmann::json::object());
+  const int measured = row.value("steps", nlohmann::json::object()).value("measured", 0);
+  const int warmup = row.value("steps", nlohmann::json::object()).value("warmup", 0);
+  if (scaler.contains("skipped_steps") && measured + warmup > 0) {
+    const double skipped = scaler["skipped_steps"].get<double>() / (measured + warmup);
+    if (skipped > kScalerSkipShare)
+      warnings.push_back(fmt::format("GradScaler skipped {} of optimizer steps (inf/NaN gradients)", pct(skipped)));
+  }
+  const auto& parallel = row.value("parallel", nlohmann::json::object());
+  if (row.value("config", nlohmann::json::object()).value("parallel", "") == "dp" && parallel.value("devices", 0) == 1)
+    warnings.push_back("DataParallel on one device: no speedup is possible, only replication overhead");
+  const double cv = row.value("step_ms", nlohmann::json::object()).value("cv", 0.0);
+  if (cv > kNoisyCv)
+    warnings.push_back(fmt::format("noisy measurement: step-time CV {} (another load on the machine?)", pct(cv)));
+  return warnings;
+}
+
+void annotate_results(nlohmann::json& results) {
+  for (auto& row : results) {
+    if (row.value("status", "") != "ok") continue;
+    row["verdict"] = bottleneck_verdict(row);
+    row["warnings"] = row_warnings(row);
+    // AMP loss parity against the fp32 row of the same workload, device and host memory.
+    const auto& config = row["config"];
+    const std::string precision = config.value("precision", "");
+    if (precision == "fp32") continue;
+    std::string baseline_id = config.value("workload", "") + "/" + config.value("device", "") + "/fp32";
+    if (config.value("device", "") == "cuda") baseline_id += "/" + config.value("host_memory", "pinned");
+    const auto* baseline = find_ok(results, baseline_id);
+    if (baseline == nullptr) continue;
+    const nlohmann::json ratio = late_loss_ratio(*baseline, row);
+    if (ratio.is_number() && ratio.get<double>() > 1 + kAmpLossTolerance)
+      row["warnings"].push_back(fmt::format("{} late loss is {} above fp32's over the same steps, same seed and data",
+                                            precision, pct(ratio.get<double>() - 1)));
+  }
+}
+
+}  // namespace gpubench

@@ -1,0 +1,72 @@
+#!/usr/bin/env bash
+# Builds gpubench against the LibTorch inside your pip-installed torch: on a machine with a
+# GPU this is the way to a gpubench that runs the CUDA configurations (Debian's libtorch-dev
+# is CPU-only). Result: build-gpu/gpubench.
+#
+#   scripts/build-with-pip-torch.sh [--lean] [extra cmake arguments...]
+#     --lean   gpubench and its test suite only (no microbenchmarks)
+#   Environment: PYTHON (python3), CUDA_HOME (/usr/local/cuda), BUILD_DIR (build-gpu),
+#                JOBS (all cores), TORCH_CUDA_ARCH_LIST (read from nvidia-smi when unset)
+#
+# Needs: a torch wheel with CUDA (pip install torch), the CUDA toolkit its CMake config
+# asks for (nvcc, cudart, CUPTI), CMake >= 3.22, Ninja, a C++17 compiler, and fmt,
+# nlohmann-json, CLI11, GoogleTest (+ Google Benchmark without --lean). On a machine that
+# cannot install those, a .deps/ prefix in the project root is used when present
+# (../shared/device/README.md; scripts/device-validate.sh prepare makes one).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+lean=0
+if [[ ${1:-} == --lean ]]; then
+  lean=1
+  shift
+fi
+python=${PYTHON:-python3}
+build_dir=${BUILD_DIR:-build-gpu}
+jobs=${JOBS:-$(nproc)}
+cuda_home=${CUDA_HOME:-/usr/local/cuda}
+
+die() {
+  echo "build-with-pip-torch: $*" >&2
+  exit 2
+}
+
+command -v "$python" >/dev/null || die "'$python' not found (set PYTHON to the interpreter that has torch)"
+torch_prefix=$("$python" -c 'import torch; print(torch.utils.cmake_prefix_path)' 2>/dev/null) ||
+  die "'$python' cannot import torch: pip install torch (a CUDA build) first"
+read -r torch_version torch_cuda < <("$python" -c 'import torch; print(torch.__version__, torch.version.cuda)')
+echo "build-with-pip-torch: torch $torch_version (CUDA $torch_cuda) at $torch_prefix" >&2
+[[ $torch_cuda == None ]] && echo "build-with-pip-torch: warning: this torch has no CUDA: gpubench will be CPU-only" >&2
+
+prefix=$torch_prefix
+cxx_flags=""
+if [[ -d .deps/usr ]]; then
+  # Build dependencies copied from a Debian machine (relocatable CMake configs and libs).
+  prefix="$PWD/.deps/usr;$prefix"
+  export LD_LIBRARY_PATH="$PWD/.deps/usr/lib/x86_64-linux-gnu${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+  # Header-only dependencies without a CMake config (valijson): searched after every other
+  # include directory, so nothing in .deps can shadow LibTorch's own headers.
+  cxx_flags="-idirafter $PWD/.deps/usr/include"
+  echo "build-with-pip-torch: using dependencies from .deps/" >&2
+fi
+
+cmake_args=(-S . -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE=Release "-DCMAKE_PREFIX_PATH=$prefix")
+[[ -n $cxx_flags ]] && cmake_args+=("-DCMAKE_CXX_FLAGS=$cxx_flags")
+if [[ -x $cuda_home/bin/nvcc ]]; then
+  # The wheel's Caffe2 config looks for the toolkit (FindCUDA and CUDAToolkit both).
+  export PATH="$cuda_home/bin:$PATH"
+  cmake_args+=("-DCUDAToolkit_ROOT=$cuda_home" "-DCUDA_TOOLKIT_ROOT_DIR=$cuda_home" "-DCMAKE_CUDA_COMPILER=$cuda_home/bin/nvcc")
+else
+  echo "build-with-pip-torch: warning: no nvcc under CUDA_HOME=$cuda_home: torch's CMake config may not find CUDA" >&2
+fi
+if [[ -z ${TORCH_CUDA_ARCH_LIST:-} ]] && command -v nvidia-smi >/dev/null; then
+  # Caffe2's config otherwise probes the GPU itself; nothing here compiles device code.
+  arch=$(nvidia-smi --query-gpu=compute_cap --format=csv,noheader 2>/dev/null | head -n1 | tr -d ' ' || true)
+  [[ -n $arch ]] && export TORCH_CUDA_ARCH_LIST=$arch
+fi
+((lean)) && cmake_args+=(-DGPUBENCH_BUILD_BENCH=OFF)
+
+cmake "${cmake_args[@]}" "$@"
+grep -E '^(TORCH_CXX_FLAGS|Torch_DIR|CUDAToolkit_NVCC_EXECUTABLE)' "$build_dir/CMakeCache.txt" >&2 || true
+cmake --build "$build_dir" -j"$jobs"
+echo "build-with-pip-torch: built $build_dir/gpubench" >&2

@@ -1,0 +1,121 @@
+#!/usr/bin/env bash
+# The one prepared run for a lent GPU machine (../shared/device/README.md): build against
+# the machine's pip torch, run the test suite, then the GPU matrix and the whole matrix,
+# everything written under $OUT, every stage timed and bounded so the run ends within
+# BUDGET_S seconds (default 400) even when a stage hangs.
+#
+#   Here, once (dev machine with the Debian packages):   scripts/device-validate.sh prepare
+#     -> .deps/ (fmt, nlohmann-json, CLI11, GoogleTest, Google Benchmark, valijson)
+#   There (carry .deps, allow ~420 s):                   OUT=/path scripts/device-validate.sh
+#     -> $OUT/log (everything), $OUT/stages.tsv (stage, exit code, seconds),
+#        $OUT/report-gpu-default.{json,md}, $OUT/report-all-quick.{json,md},
+#        $OUT/ctest.log, $OUT/facts.txt (LibTorch 2.x facts to confirm)
+#
+# Stage order puts what only this machine can show first: build, tests, the GPU matrix at
+# the default preset, then the whole matrix at the quick preset with the time that is left.
+# The reports are rewritten after every config, so a stage cut short keeps what it measured.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+
+if [[ ${1:-} == prepare ]]; then
+  set -e
+  pack=${PACK_DEPS:-../shared/device/pack-deps.sh}
+  [[ -x $pack ]] || { echo "device-validate: $pack not found (set PACK_DEPS)" >&2; exit 2; }
+  "$pack" .deps
+  # Header-only, no CMake config, not in pack-deps' list: the report schema tests need it.
+  if dpkg -s libvalijson-dev >/dev/null 2>&1; then
+    dpkg -L libvalijson-dev | while read -r f; do
+      [[ -f $f && $f == /usr/include/* ]] || continue
+      mkdir -p ".deps$(dirname "$f")"
+      cp -a "$f" ".deps$f"
+    done
+  else
+    echo "device-validate: warning: libvalijson-dev is not installed: schema tests will not build there" >&2
+  fi
+  du -sh .deps
+  exit 0
+fi
+
+: "${OUT:?set OUT to the folder that comes back (the device run sets it)}"
+mkdir -p "$OUT"
+log=$OUT/log
+budget=${BUDGET_S:-400}
+start=$(date +%s)
+deadline=$((start + budget))
+build_dir=${BUILD_DIR:-build-gpu}
+export BUILD_DIR=$build_dir
+failed=0
+printf 'stage\texit_code\tseconds\n' >"$OUT/stages.tsv"
+
+say() { echo "== [$(($(date +%s) - start)) s] $*" | tee -a "$log"; }
+
+# stage NAME CAP_S RESERVE_PCT COMMAND...: runs COMMAND (output to the log and the
+# terminal) for at most CAP_S seconds and never past the deadline minus RESERVE_PCT % of the
+# budget (time kept for later stages). timeout kills the whole process group, gpubench's
+# per-config children included.
+stage() {
+  local name=$1 cap=$2 reserve=$(($3 * budget / 100))
+  shift 3
+  local now left limit rc t0
+  now=$(date +%s)
+  left=$((deadline - now - reserve))
+  limit=$((cap < left ? cap : left))
+  if ((limit < 5)); then
+    say "$name: skipped, no time left (${left} s before the reserve)"
+    printf '%s\tskipped\t0\n' "$name" >>"$OUT/stages.tsv"
+    failed=1
+    return
+  fi
+  say "$name (at most $limit s): $*"
+  t0=$(date +%s)
+  timeout --kill-after=5 "$limit" "$@" 2>&1 | tee -a "$log"
+  rc=$?
+  ((rc == 124)) && say "$name: timed out after $limit s"
+  say "$name: exit $rc after $(($(date +%s) - t0)) s"
+  printf '%s\t%s\t%s\n' "$name" "$rc" "$(($(date +%s) - t0))" >>"$OUT/stages.tsv"
+  ((rc != 0)) && failed=1
+  return 0
+}
+
+# shellcheck disable=SC2317  # called through bash -c (export -f)
+facts() {
+  nvidia-smi --query-gpu=name,driver_version,memory.total,compute_cap --format=csv
+  nvcc --version 2>/dev/null | tail -n2 || /usr/local/cuda/bin/nvcc --version | tail -n2
+  cmake --version | head -n1
+  ninja --version
+  c++ --version | head -n1
+  echo "cores: $(nproc)"
+  python3 - <<'EOF'
+import os, torch
+root = os.path.dirname(torch.__file__)
+inc = os.path.join(root, "include")
+print("torch", torch.__version__, "cuda", torch.version.cuda, "devices", torch.cuda.device_count(),
+      "cxx11abi", torch.compiled_with_cxx11_abi())
+print("cmake prefix", torch.utils.cmake_prefix_path)
+print("wheel has include/gloo:", os.path.isdir(os.path.join(inc, "gloo")))
+am = os.path.join(inc, "ATen", "autocast_mode.h")
+text = open(am).read() if os.path.exists(am) else ""
+for name in ("set_autocast_gpu_dtype", "set_autocast_enabled", "set_autocast_dtype", "is_autocast_enabled"):
+    print("autocast_mode.h mentions", name + ":", name in text)
+EOF
+}
+
+say "device-validate: budget $budget s, output in $OUT"
+export -f facts
+export OUT
+# shellcheck disable=SC2016  # expanded by the inner bash
+stage facts 30 90 bash -c 'facts >"$OUT/facts.txt" 2>&1; cat "$OUT/facts.txt"'
+stage build 240 33 scripts/build-with-pip-torch.sh --lean
+if [[ -x $build_dir/gpubench ]]; then
+  grep -ho -- '-D_GLIBCXX_USE_CXX11_ABI=[01]' "$build_dir/build.ninja" | sort | uniq -c >>"$OUT/facts.txt" || true
+  [[ -d .deps/usr ]] && export LD_LIBRARY_PATH="$PWD/.deps/usr/lib/x86_64-linux-gnu${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+  stage ctest 75 28 bash -c "ctest --test-dir '$build_dir' -j8 --timeout 70 --output-on-failure >'$OUT/ctest.log' 2>&1; rc=\$?; tail -n 40 '$OUT/ctest.log'; exit \$rc"
+  stage matrix-gpu-default 150 12 bash -c "'$build_dir/gpubench' --matrix gpu --preset default --config-timeout 60 --out '$OUT/report-gpu-default.json' --format markdown >'$OUT/report-gpu-default.md'; rc=\$?; cat '$OUT/report-gpu-default.md'; exit \$rc"
+  stage matrix-all-quick 400 1 bash -c "'$build_dir/gpubench' --matrix all --preset quick --config-timeout 45 --out '$OUT/report-all-quick.json' --format markdown >'$OUT/report-all-quick.md'; rc=\$?; cat '$OUT/report-all-quick.md'; exit \$rc"
+else
+  say "no $build_dir/gpubench: skipping tests and matrices"
+  failed=1
+fi
+say "device-validate: done in $(($(date +%s) - start)) s (failed=$failed)"
+tee -a "$log" <"$OUT/stages.tsv"
+exit $failed

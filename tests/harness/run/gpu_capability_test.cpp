@@ -1,0 +1,95 @@
+#include <gtest/gtest.h>
+
+#include "config/matrix_spec.h"
+#include "run/capability.h"
+#include "run/execution_plan.h"
+#include "workloads/workload.h"
+
+// The CUDA part of the capability decision, on synthetic machines and on this one.
+namespace gpubench {
+namespace {
+
+GpuInfo gpu(const std::string& name, int major, int minor) {
+  GpuInfo info;
+  info.name = name;
+  info.memory_bytes = 80ull << 30;
+  info.compute_major = major;
+  info.compute_minor = minor;
+  return info;
+}
+
+MachineCapabilities cuda_machine(std::vector<GpuInfo> gpus) {
+  MachineCapabilities machine;
+  machine.cuda.compiled = true;
+  machine.cuda.available = !gpus.empty();
+  machine.cuda.device_count = static_cast<int>(gpus.size());
+  machine.cuda.devices = std::move(gpus);
+  machine.torch_cuda = true;
+  return machine;
+}
+
+std::optional<std::string> reason(const std::string& id, const MachineCapabilities& machine) {
+  return skip_reason(Config::parse(id), machine);
+}
+
+TEST(CudaCapability, OneGpuRunsEverySingleProcessConfigAndDataParallel) {
+  const auto machine = cuda_machine({gpu("NVIDIA H200", 9, 0)});
+  for (const std::string id : {"cnn/cuda/fp32/pageable", "cnn/cuda/fp32/pinned", "cnn/cuda/amp-fp16/pinned",
+                               "cnn/cuda/amp-bf16/pinned", "cnn/cuda/fp32/pinned/dp"})
+    EXPECT_FALSE(reason(id, machine).has_value()) << id << ": " << reason(id, machine).value_or("");
+}
+
+TEST(CudaCapability, DdpWithMoreRanksThanDevicesIsSkippedWithTheCounts) {
+  const auto machine = cuda_machine({gpu("NVIDIA H200", 9, 0)});
+  const auto why = reason("cnn/cuda/fp32/pinned/ddp-2", machine);
+  ASSERT_TRUE(why.has_value());
+  EXPECT_EQ(*why, "ddp-2 needs 2 CUDA devices (one per rank); this machine has 1");
+  const auto fits = reason("cnn/cuda/fp32/pinned/ddp-1", machine);  // not a device-count problem
+  if (fits) {
+    EXPECT_EQ(fits->find("CUDA devices"), std::string::npos) << *fits;
+  }
+}
+
+TEST(CudaCapability, Bf16NeedsComputeCapability8) {
+  const auto turing = cuda_machine({gpu("Tesla T4", 7, 5)});
+  const auto why = reason("cnn/cuda/amp-bf16/pinned", turing);
+  ASSERT_TRUE(why.has_value());
+  EXPECT_NE(why->find("Tesla T4 is 7.5"), std::string::npos) << *why;
+  EXPECT_FALSE(reason("cnn/cuda/amp-fp16/pinned", turing).has_value());
+  // Single-device configs compute on cuda:0: a second, older device does not matter.
+  const auto mixed = cuda_machine({gpu("NVIDIA H200", 9, 0), gpu("Tesla T4", 7, 5)});
+  EXPECT_FALSE(reason("cnn/cuda/amp-bf16/pinned", mixed).has_value());
+}
+
+// On a machine without a GPU (CI, the dev machines) every cuda config of the matrix,
+// DDP included, is skipped with the runtime's own reason.
+TEST(CudaCapability, ThisMachineWithoutAGpuSkipsEveryCudaConfigWithTheRuntimeReason) {
+  const MachineCapabilities machine = detect_capabilities();
+  if (machine.cuda.available) GTEST_SKIP() << "this machine has a GPU";
+  MatrixRequest request;
+  request.spec = "gpu";
+  request.workloads = {"mlp"};
+  request.known_workloads = workload_names();
+  request.cuda_devices = machine.cuda.device_count;
+  const auto configs = expand_matrix(request);
+  ASSERT_FALSE(configs.empty());
+  for (const auto& config : configs) {
+    const auto why = skip_reason(config, machine);
+    ASSERT_TRUE(why.has_value()) << config.id();
+    EXPECT_EQ(why->rfind("no CUDA device: ", 0), 0u) << config.id() << ": " << *why;
+  }
+}
+
+#if !GPUBENCH_TORCH_CUDA
+TEST(CudaCapability, PlanningACudaConfigWithoutTorchCudaSaysWhy) {
+  try {
+    plan_execution(Config::parse("mlp/cuda/fp32/pinned"));
+    FAIL() << "expected an error";
+  } catch (const std::runtime_error& error) {
+    EXPECT_NE(std::string(error.what()).find("LibTorch has no CUDA"), std::string::npos) << error.what();
+  }
+}
+#endif
+
+}  // namespace
+}  // namespace gpubench

@@ -1,0 +1,95 @@
+#include "reports/verdicts.h"
+
+#include <gtest/gtest.h>
+
+namespace gpubench {
+namespace {
+
+// A synthetic ok row with the given phase shares (data, h2d, forward, backward, optimizer).
+nlohmann::json row(const std::string& id, double data, double h2d, double forward, double backward, double optimizer) {
+  const auto slash = id.find('/');
+  const std::string device = id.substr(slash + 1, id.find('/', slash + 1) - slash - 1);
+  nlohmann::json r = {{"config_id", id}, {"status", "ok"},
+                      {"config", {{"workload", id.substr(0, slash)}, {"device", device}, {"precision", "fp32"},
+                                  {"host_memory", "pageable"}, {"parallel", "single"}}}};
+  r["phases"] = {{"data", {{"share", data}}}, {"h2d", {{"share", h2d}}}, {"forward", {{"share", forward}}},
+                 {"backward", {{"share", backward}}}, {"optimizer", {{"share", optimizer}}}};
+  r["workload"] = {{"workers", 0}};
+  r["step_ms"] = {{"cv", 0.02}};
+  r["loss"] = {{"fell", true}, {"first_quarter_mean", 2.3}, {"last_quarter_mean", 1.0}};
+  r["steps"] = {{"warmup", 2}, {"measured", 18}};
+  return r;
+}
+
+TEST(Verdict, InputBoundNamesTheShareAndWorkers) {
+  const auto v = bottleneck_verdict(row("mlp/cpu/fp32", 0.38, 0, 0.3, 0.2, 0.1));
+  EXPECT_EQ(v["kind"], "input-bound");
+  EXPECT_EQ(v["evidence"], "38% of each step waits for the DataLoader (workers=0)");
+  EXPECT_EQ(v["suggestion"], "try --workers 2");
+}
+
+TEST(Verdict, H2dBoundQuotesBandwidthAndSuggestsPinned) {
+  auto r = row("cnn/cuda/fp32/pageable", 0.05, 0.30, 0.3, 0.3, 0.05);
+  r["h2d"] = {{"gb_per_s", 9.0}};
+  const auto v = bottleneck_verdict(r);
+  EXPECT_EQ(v["kind"], "h2d-bound");
+  EXPECT_EQ(v["evidence"], "30% of each step copies batches to the GPU from pageable memory at 9.0 GB/s");
+  EXPECT_NE(v["suggestion"].get<std::string>().find("pinned"), std::string::npos);
+}
+
+TEST(Verdict, LaunchBoundAndComputeBoundFromCupti) {
+  auto r = row("mlp/cuda/fp32/pinned", 0.02, 0.02, 0.4, 0.4, 0.1);
+  r["cupti"] = {{"status", "ok"}, {"gpu_busy_share_overall", 0.41}, {"kernels_per_step", {{"median", 1900}}}};
+  EXPECT_EQ(bottleneck_verdict(r)["text"], "launch-bound: GPU busy 41%, 1900 kernels per step");
+  r["cupti"]["gpu_busy_share_overall"] = 0.93;
+  EXPECT_EQ(bottleneck_verdict(r)["text"], "compute-bound: GPU busy 93%");
+}
+
+TEST(Verdict, CommBoundOptimizerBoundCpuComputeAndBalanced) {
+  auto ddp = row("mlp/cpu/fp32/ddp-2", 0.01, 0, 0.3, 0.3, 0.05);
+  ddp["ddp"] = {{"exposed_comm_share", 0.4}};
+  EXPECT_EQ(bottleneck_verdict(ddp)["kind"], "comm-bound");
+  EXPECT_EQ(bottleneck_verdict(row("mlp/cpu/fp32", 0.01, 0, 0.2, 0.3, 0.45))["kind"], "optimizer-bound");
+  EXPECT_EQ(bottleneck_verdict(row("cnn/cpu/fp32", 0.01, 0, 0.36, 0.62, 0.01))["text"],
+            "compute-bound: forward + backward take 98% of each step on the CPU");
+  EXPECT_EQ(bottleneck_verdict(row("mlp/cpu/fp32", 0.1, 0, 0.3, 0.3, 0.2))["kind"], "balanced");
+}
+
+TEST(Warnings, PitfallsOfOneRow) {
+  auto r = row("mlp/cuda/amp-fp16/pinned", 0, 0, 0.5, 0.4, 0.1);
+  EXPECT_TRUE(row_warnings(r).empty());
+  r["loss"]["fell"] = false;
+  r["placement"] = {{"parameters_on_device", false}, {"batch_on_device", true}};
+  r["grad_scaler"] = {{"skipped_steps", 4}};
+  r["step_ms"]["cv"] = 0.25;
+  const auto w = row_warnings(r);
+  ASSERT_EQ(w.size(), 4u) << w.dump();
+  EXPECT_NE(w[0].get<std::string>().find("loss did not fall"), std::string::npos);
+  EXPECT_NE(w[1].get<std::string>().find("parameters are not on the configured device"), std::string::npos);
+  EXPECT_EQ(w[2], "GradScaler skipped 20% of optimizer steps (inf/NaN gradients)");
+  EXPECT_NE(w[3].get<std::string>().find("CV 25%"), std::string::npos);
+
+  auto dp = row("mlp/cuda/fp32/pinned/dp", 0, 0, 0.5, 0.4, 0.1);
+  dp["config"]["parallel"] = "dp";
+  dp["parallel"] = {{"devices", 1}};
+  EXPECT_NE(row_warnings(dp)[0].get<std::string>().find("DataParallel on one device"), std::string::npos);
+}
+
+TEST(Warnings, AmpLossParityAgainstFp32OnTheSameData) {
+  auto fp32 = row("mlp/cuda/fp32/pinned", 0, 0, 0.5, 0.4, 0.1);
+  fp32["config"]["host_memory"] = "pinned";
+  auto amp = row("mlp/cuda/amp-fp16/pinned", 0, 0, 0.5, 0.4, 0.1);
+  amp["config"]["host_memory"] = "pinned";
+  amp["config"]["precision"] = "amp-fp16";
+  fp32["loss"]["curve"] = {2.3, 1.5, 1.1, 1.0, 1.0, 0.9, 0.8, 0.7};
+  amp["loss"]["curve"] = {2.3, 1.6, 1.4, 1.3};  // stopped earlier: compared over steps 0..3 only
+  nlohmann::json results = {fp32, amp};
+  annotate_results(results);
+  ASSERT_EQ(results[1]["warnings"].size(), 1u) << results[1].dump();
+  EXPECT_EQ(results[1]["warnings"][0], "amp-fp16 late loss is 30% above fp32's over the same steps, same seed and data");
+  EXPECT_TRUE(results[0]["warnings"].empty());
+  EXPECT_TRUE(results[0].contains("verdict"));
+}
+
+}  // namespace
+}  // namespace gpubench
