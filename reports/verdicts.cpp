@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <string>
 
 namespace gpubench {
@@ -74,7 +75,8 @@ nlohmann::json bottleneck_verdict(const nlohmann::json& row) {
     return verdict("optimizer-bound", fmt::format("the optimizer step takes {} of each step", pct(optimizer)),
                    "a fused or multi-tensor optimizer");
   if (has_busy && busy >= kComputeBoundBusy) return verdict("compute-bound", fmt::format("GPU busy {}", pct(busy)));
-  const double compute = share(row, "forward") + share(row, "backward");
+  // Medians of phases can sum past the median step; never report more than all of it.
+  const double compute = std::min(1.0, share(row, "forward") + share(row, "backward"));
   if (!is_cuda(row) && compute >= kCpuComputeBoundShare)
     return verdict("compute-bound", fmt::format("forward + backward take {} of each step on the CPU", pct(compute)));
   return verdict("balanced", fmt::format("data {}, h2d {}, forward+backward {}, optimizer {}", pct(data), pct(h2d),
@@ -84,7 +86,10 @@ nlohmann::json bottleneck_verdict(const nlohmann::json& row) {
 nlohmann::json row_warnings(const nlohmann::json& row) {
   nlohmann::json warnings = nlohmann::json::array();
   const auto& loss = row.value("loss", nlohmann::json::object());
-  if (loss.contains("fell") && !loss["fell"].get<bool>())
+  // A handful of steps says nothing about learning: judge from 10 steps on.
+  constexpr std::size_t kStepsToJudgeLoss = 10;
+  const bool long_enough = loss.value("curve", nlohmann::json::array()).size() >= kStepsToJudgeLoss;
+  if (long_enough && loss.contains("fell") && !loss["fell"].get<bool>())
     warnings.push_back(fmt::format("loss did not fall ({:.4g} -> {:.4g}): check the learning setup",
                                    loss.value("first_quarter_mean", 0.0), loss.value("last_quarter_mean", 0.0)));
   const auto& placement = row.value("placement", nlohmann::json::object());

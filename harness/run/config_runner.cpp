@@ -121,6 +121,12 @@ nlohmann::json run_config_in_process(const Config& config, const RunSettings& se
   spec.autocast_dtype = plan.autocast_dtype;
   spec.warmup_steps = sizes.warmup;
   spec.stopping = sizes.stopping;
+  if (ddp_config && !spec.stopping.exact) {
+    // Ranks must run the same number of steps (each waits for the others' gradients), but
+    // each would judge noise and budget on its own clock: use a fixed count instead.
+    spec.stopping.exact = true;
+    spec.stopping.max_steps = std::max(spec.stopping.min_steps * 5, 10);
+  }
   spec.test_delay_ms = settings.test_step_delay_ms;
   spec.config_id = config.id();
   spec.synchronize = plan.synchronize;
@@ -158,9 +164,9 @@ nlohmann::json run_config_in_process(const Config& config, const RunSettings& se
   result["steps"] = {{"warmup", sizes.warmup}, {"measured", static_cast<int>(timer->step_ms().size())}};
   const MedianInterval interval = median_confidence_interval(timer->step_ms());
   result["stopping"] = {{"reason", run.stop_reason},
-                        {"exact_steps", sizes.stopping.exact},
-                        {"min_steps", sizes.stopping.min_steps},
-                        {"max_steps", sizes.stopping.max_steps},
+                        {"exact_steps", spec.stopping.exact},
+                        {"min_steps", spec.stopping.min_steps},
+                        {"max_steps", spec.stopping.max_steps},
                         {"budget_s", sizes.stopping.budget_s},
                         {"target_relative_ci", sizes.stopping.target_relative_ci},
                         {"median_ci95_ms", {interval.low, interval.high}},

@@ -117,5 +117,37 @@ TEST_F(DdpRanks, AKilledRankEndsItsPeerWithAClearErrorWithinTheTimeout) {
       << error;
 }
 
+// A stalled peer (SIGSTOP: alive, silent) is the timeout path, not a reset connection.
+// Launched by hand this time (no launcher store): rank 0 hosts the store on MASTER_PORT.
+TEST_F(DdpRanks, AStalledRankMakesItsPeerGiveUpAfterTheTimeout) {
+  const int port = hosted_store_port(host_store("127.0.0.1", 0, std::chrono::seconds(5)));  // free a moment ago
+  const auto args = [&](int rank) {
+    return std::vector<std::string>{GPUBENCH_DDP_RANK_HELPER, "--steps", "1000000", "--batch", "16", "--comm-timeout",
+                                    "3", "--progress", dir_ + "/progress" + std::to_string(rank)};
+  };
+  const auto env = [&](int rank) {
+    return std::map<std::string, std::string>{{"RANK", std::to_string(rank)}, {"WORLD_SIZE", "2"},
+                                              {"MASTER_ADDR", "127.0.0.1"}, {"MASTER_PORT", std::to_string(port)}};
+  };
+  const pid_t rank0 = spawn_with_env(args(0), env(0), dir_ + "/rank0.err");
+  const pid_t rank1 = spawn_with_env(args(1), env(1), dir_ + "/rank1.err");
+  const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(static_cast<int>(kProcessDeadline_s));
+  while (std::atoi(read_text(dir_ + "/progress1").c_str()) < 3 && std::chrono::steady_clock::now() < give_up)
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  ASSERT_GE(std::atoi(read_text(dir_ + "/progress1").c_str()), 3) << read_text(dir_ + "/rank0.err") << read_text(dir_ + "/rank1.err");
+  kill(rank1, SIGSTOP);
+  const auto stopped = std::chrono::steady_clock::now();
+  const int code = wait_with_deadline(rank0, 30);
+  const double took_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - stopped).count();
+  kill(rank1, SIGKILL);
+  wait_with_deadline(rank1, 10);
+  const std::string error = read_text(dir_ + "/rank0.err");
+  EXPECT_EQ(code, 1) << error;
+  EXPECT_GE(took_s, 2) << "it waited for its peer";
+  EXPECT_LE(took_s, 3 + 5) << "and gave up after --comm-timeout (3 s) plus slack, despite the pending collective";
+  EXPECT_NE(error.find("rank 0 of 2: all-reduce of gradient bucket"), std::string::npos) << error;
+  EXPECT_NE(error.find("(waits are bounded by --comm-timeout 3 s)"), std::string::npos) << error;
+}
+
 }  // namespace
 }  // namespace gpubench
