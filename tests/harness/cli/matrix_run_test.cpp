@@ -8,21 +8,14 @@
 #include <nlohmann/json.hpp>
 
 #include "support/run_command.h"
+#include "support/report_json.h"
 #include "support/schema_validation.h"
 
 namespace gpubench {
 namespace {
 
-nlohmann::json read_json(const std::string& path) {
-  std::ifstream in(path);
-  return nlohmann::json::parse(in);
-}
-
-const nlohmann::json* find_row(const nlohmann::json& report, const std::string& id) {
-  for (const auto& row : report["results"])
-    if (row["config_id"] == id) return &row;
-  return nullptr;
-}
+using test_support::find_row;
+using test_support::read_json;
 
 class MatrixRun : public ::testing::Test {
  protected:

@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "support/run_command.h"
+#include "support/report_json.h"
 #include "support/schema_validation.h"
 
 namespace gpubench {
@@ -20,16 +21,8 @@ namespace {
 // Small and quick on two shared cores: one intra-op thread per rank.
 const std::string kQuick = " --preset quick --steps 3 --warmup 1 --batch-size 64 --threads 1 --format json";
 
-nlohmann::json read_json(const std::string& path) {
-  std::ifstream in(path);
-  return nlohmann::json::parse(in);
-}
-
-const nlohmann::json* find_row(const nlohmann::json& report, const std::string& id) {
-  for (const auto& row : report["results"])
-    if (row["config_id"] == id) return &row;
-  return nullptr;
-}
+using test_support::find_row;
+using test_support::read_json;
 
 // A TCP socket listening on every interface; port 0 = any free one.
 struct Listener {
