@@ -6,22 +6,12 @@
 
 #include <torch/csrc/distributed/c10d/TCPStore.hpp>
 #include <torch/torch.h>
-#include <torch/version.h>
-#if TORCH_VERSION_MAJOR >= 2
-#include <torch/csrc/distributed/c10d/Backend.hpp>
-#else
-#include <torch/csrc/distributed/c10d/ProcessGroup.hpp>
-#endif
+
+#include "device/compat.h"
 
 namespace gpubench::bench {
 
-// c10d drift: in 1.13 ProcessGroupGloo/NCCL are ProcessGroups; 2.0 made them Backends
-// (ProcessGroup became a dispatcher over them). Both spell allreduce/broadcast the same.
-#if TORCH_VERSION_MAJOR >= 2
-using CollectiveGroup = c10d::Backend;
-#else
-using CollectiveGroup = c10d::ProcessGroup;
-#endif
+using compat::CollectiveGroup;
 
 // Every wait in a collective benchmark is bounded by this: rendezvous, each collective,
 // the peer's exit. A dead or wedged peer costs one benchmark this long, never a hang.

@@ -1,6 +1,7 @@
 #include <fmt/format.h>
 
 #include "reports/report_format.h"
+#include "reports/overhead_rows.h"
 #include "reports/report_rows.h"
 
 namespace gpubench {
@@ -34,6 +35,16 @@ std::string format_report_markdown(const nlohmann::json& report) {
       const RowCells c = row_cells(row, comparisons);
       text += fmt::format("| {} | {} | {} | {} | {} | {} | {} |\n", escape_cell(c.config_id), c.status, c.samples_per_s,
                           escape_cell(c.speedup), c.peak_memory, c.phases, escape_cell(c.note));
+    }
+  }
+  const auto overhead = overhead_rows(report);
+  if (overhead.size() > 1) {
+    text += "\n## Harness overhead (--overhead)\n\n";
+    for (std::size_t r = 0; r < overhead.size(); ++r) {
+      std::string line = "|";
+      for (const auto& cell : overhead[r]) line += " " + escape_cell(cell) + " |";
+      text += line + "\n";
+      if (r == 0) text += "|---|---|---:|---:|---:|---:|---|\n";
     }
   }
   return text;

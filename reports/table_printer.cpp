@@ -1,6 +1,7 @@
 #include <fmt/format.h>
 
 #include "reports/report_format.h"
+#include "reports/overhead_rows.h"
 #include "reports/report_rows.h"
 
 namespace gpubench {
@@ -27,6 +28,8 @@ std::string format_report_table(const nlohmann::json& report) {
                        fmt::format("{:.2f}x", c.value("speedup", 0.0)), fmt::format("{:.2f}x", c.value("memory_ratio", 0.0))});
     text += "\n" + align_columns(pairs);
   }
+  const auto overhead = overhead_rows(report);
+  if (overhead.size() > 1) text += "\nharness overhead (--overhead)\n" + align_columns(overhead);
   return text;
 }
 

@@ -60,6 +60,8 @@ void add_settings_flags(CLI::App& app, RawFlags& raw, CliOptions& options) {
   app.add_option("--profile-steps", options.settings.profile_steps,
                  "A:B: cudaProfilerStart/Stop around steps A..B, for nsys --capture-range=cudaProfilerApi");
   app.add_flag("!--no-cupti", options.settings.cupti, "Do not collect CUPTI kernel/memcpy activity on CUDA configs");
+  app.add_flag("--overhead", options.settings.overhead,
+               "Measure the harness's own cost: alternate bare, timed+NVTX (and CUPTI) steps in one run per config");
   app.add_option("--config-timeout", raw.timeout, "Seconds before a config's process is killed and marked failed (default: 1800)");
   app.add_option("--bucket-mb", raw.bucket_mb, "DDP gradient bucket size in MiB, as PyTorch's bucket_cap_mb (default: 25)");
   app.add_option("--comm-timeout", raw.comm_timeout,
@@ -84,6 +86,16 @@ void apply_settings(const CLI::App& app, const RawFlags& raw, CliOptions& option
   if (given("--config-timeout")) s.config_timeout_s = static_cast<double>(parse_integer("--config-timeout", raw.timeout, 1, 7 * 24 * 3600));
   if (given("--bucket-mb")) s.bucket_mb = parse_positive("--bucket-mb", raw.bucket_mb, 4096, "a size in MiB");
   if (given("--comm-timeout")) s.comm_timeout_s = parse_positive("--comm-timeout", raw.comm_timeout, 24 * 3600, "seconds");
+  if (s.overhead) {
+    // Its levels are fixed so that two runs measure the same thing; a trace or a profiler
+    // capture would be instrumentation the bare steps lack.
+    for (const char* flag : {"--trace", "--profile-steps"})
+      if (given(flag)) throw UsageError(std::string("--overhead cannot be combined with ") + flag + ": run them separately");
+    constexpr int kMinOverheadSteps = 30;  // two rounds of bare, timers, CUPTI, 5 steps each
+    if (s.steps > 0 && s.steps < kMinOverheadSteps)
+      throw UsageError("--steps " + raw.steps + " is too few for --overhead: expected at least " +
+                       std::to_string(kMinOverheadSteps) + " (two rounds of each instrumentation level)");
+  }
   if (given("--nproc")) options.nproc = static_cast<int>(parse_integer("--nproc", raw.nproc, 1, 1024));
 }
 
@@ -176,6 +188,7 @@ std::vector<std::string> settings_to_args(const RunSettings& s) {
   if (!s.data_dir.empty()) args.insert(args.end(), {"--data", s.data_dir});
   if (!s.profile_steps.empty()) args.insert(args.end(), {"--profile-steps", s.profile_steps});
   if (!s.cupti) args.push_back("--no-cupti");
+  if (s.overhead) args.push_back("--overhead");
   // Decimal flags round-trip exactly through %.17g.
   const auto add_decimal = [&](const char* flag, double value) {
     char text[32];

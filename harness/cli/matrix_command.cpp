@@ -68,6 +68,7 @@ nlohmann::json matrix_json(const CliOptions& options, const std::vector<Config>&
           {"workloads", selected_workloads(options)},
           {"sizes", sizes},
           {"seed", options.settings.seed},
+          {"overhead_mode", options.settings.overhead},
           {"threads", threads},
           {"workers", options.settings.workers},
           {"data_dir", options.settings.data_dir},

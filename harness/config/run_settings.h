@@ -27,6 +27,8 @@ struct RunSettings {
   std::string profile_steps;  // "A:B": cudaProfilerStart/Stop around these steps
   bool cupti = true;          // CUPTI activity collection on CUDA configs
   std::string trace_path;     // child side: where to hand its trace spans to the parent
+  // --overhead: alternate bare and instrumented steps, report what the probes cost.
+  bool overhead = false;
   // Test-only (hidden flag): sleep this long in every forward phase, a known slowdown for
   // the end-to-end regression test of `gpubench compare`.
   double test_step_delay_ms = 0;

@@ -4,11 +4,25 @@
 #include <ATen/autocast_mode.h>
 #include <torch/torch.h>
 #include <torch/version.h>
+#if TORCH_VERSION_MAJOR >= 2
+#include <torch/csrc/distributed/c10d/Backend.hpp>
+#else
+#include <torch/csrc/distributed/c10d/ProcessGroup.hpp>
+#endif
 
 #define GPUBENCH_TORCH_AT_LEAST(major, minor) \
   (TORCH_VERSION_MAJOR > (major) || (TORCH_VERSION_MAJOR == (major) && TORCH_VERSION_MINOR >= (minor)))
 
 namespace gpubench::compat {
+
+// c10d: in 1.13 ProcessGroupGloo/NCCL derive from ProcessGroup; 2.0 made them Backends
+// (ProcessGroup became a dispatcher over them). Both spell allreduce, broadcast and
+// barrier the same and return c10d::Work.
+#if TORCH_VERSION_MAJOR >= 2
+using CollectiveGroup = c10d::Backend;
+#else
+using CollectiveGroup = c10d::ProcessGroup;
+#endif
 
 // Autocast for one device type while in scope, restoring the previous state after
 // (LibTorch ships no C++ guard). 2.4 moved to device-typed setters; 1.13 has per-device names.

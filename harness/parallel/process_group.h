@@ -6,23 +6,12 @@
 #include <torch/csrc/distributed/c10d/Store.hpp>
 #include <torch/csrc/distributed/c10d/Work.hpp>
 #include <torch/torch.h>
-#include <torch/version.h>
-#if TORCH_VERSION_MAJOR >= 2
-#include <torch/csrc/distributed/c10d/Backend.hpp>
-#else
-#include <torch/csrc/distributed/c10d/ProcessGroup.hpp>
-#endif
+
+#include "device/compat.h"
 
 namespace gpubench {
 
-// c10d drift: in 1.13 ProcessGroupGloo/NCCL derive from ProcessGroup; 2.0 made them
-// Backends (ProcessGroup became a dispatcher over them). Both spell allreduce, broadcast
-// and barrier the same and return c10d::Work.
-#if TORCH_VERSION_MAJOR >= 2
-using CollectiveGroup = c10d::Backend;
-#else
-using CollectiveGroup = c10d::ProcessGroup;
-#endif
+using compat::CollectiveGroup;
 
 struct GroupRequest {
   std::string backend;  // "gloo" (CPU tensors) or "nccl" (CUDA tensors, one device per rank)

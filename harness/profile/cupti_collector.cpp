@@ -50,7 +50,7 @@ void CuptiCollector::run_begin(const std::string&) {
   steps_.clear();
   phases_.clear();
   clock_ = {};
-  in_measured_step_ = window_open_ = false;
+  in_measured_step_ = window_open_ = paused_ = false;
   if (!api_) return;  // stays Unavailable with the backend's reason
   state_ = State::Idle;
   reason_.clear();
@@ -90,6 +90,28 @@ void CuptiCollector::run_end() {
     clock_.drift_ns = clock_offset_ns() - clock_.cupti_minus_steady_ns;
     stop();
     state_ = State::Done;
+  });
+}
+
+void CuptiCollector::set_active(bool active) {
+  if (state_ != State::Collecting || active == !paused_) return;
+  guarded([&] {
+    if (!active) {
+      for (CuptiActivityKind kind : enabled_) api_->disable(kind);
+      enabled_.clear();
+      paused_ = true;
+      flush();
+      return;
+    }
+    paused_ = false;
+    for (CuptiActivityKind kind : kKinds) {
+      const CuptiCall call = api_->enable(kind);
+      if (!call.ok()) {
+        turn_off(State::Failed, call.message);
+        return;
+      }
+      enabled_.push_back(kind);
+    }
   });
 }
 

@@ -55,6 +55,11 @@ class CuptiCollector final : public Probe {
   // of each measured window (the first unmeasured step after measured ones) and at run_end.
   void flush();
 
+  // --overhead: stops CUPTI producing records (false), keeping the subscription and what
+  // was recorded, and starts it again (true), so steps run at a lower instrumentation
+  // level pay nothing for CUPTI. Pausing flushes. No-op unless collecting.
+  void set_active(bool active);
+
   State state() const { return state_; }
   const std::string& reason() const { return reason_; }  // why Unavailable or Failed
   // Every record delivered so far (warm-up included), for trace writers' device tracks.
@@ -84,6 +89,7 @@ class CuptiCollector final : public Probe {
   std::vector<PhaseWindow> phases_;
   CuptiClockAlignment clock_;
   bool in_measured_step_ = false, window_open_ = false;
+  bool paused_ = false;
   StepWindow current_step_;
   std::uint64_t phase_start_ns_ = 0;
 };

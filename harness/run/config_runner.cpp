@@ -10,9 +10,11 @@
 #include "profile/host_memory.h"
 #include "io/atomic_file.h"
 #include "parallel/ddp_session.h"
+#include "profile/cupti_trace_spans.h"
 #include "profile/trace_span_json.h"
 #include "run/checkpoint_check.h"
 #include "run/execution_plan.h"
+#include "run/overhead_measurement.h"
 #include "run/probe_assembly.h"
 #include "run/trainer.h"
 #include "stats/summary.h"
@@ -47,6 +49,15 @@ nlohmann::json loss_json(const std::vector<double>& losses, int warmup) {
   return loss;
 }
 
+// Why an --overhead result has no CUPTI level, or why its CUPTI level measured nothing.
+std::string cupti_overhead_note(const Config& config, const RunSettings& settings, const CuptiCollector* cupti) {
+  if (config.device != DeviceKind::Cuda) return "CUPTI traces GPU activity: not measured on a CPU config";
+  if (!settings.cupti) return "CUPTI off (--no-cupti): not measured";
+  if (cupti && cupti->state() != CuptiCollector::State::Done)
+    return "CUPTI did not collect (" + cupti->reason() + "): its level ran without it";
+  return "";
+}
+
 }  // namespace
 
 int apply_thread_setting(int requested) {
@@ -71,7 +82,13 @@ ResolvedSizes resolve_sizes(const std::string& workload_name, const RunSettings&
 
 nlohmann::json run_config_in_process(const Config& config, const RunSettings& settings) {
   const auto started = std::chrono::steady_clock::now();
-  const int threads = apply_thread_setting(settings.threads);
+  // The ranks of a CPU DDP config share this machine's cores: by default each gets its
+  // share, as torchrun's OMP_NUM_THREADS=1 intends; all cores per rank would oversubscribe
+  // them and charge DDP for the contention. An explicit --threads is honoured.
+  int requested_threads = settings.threads;
+  if (requested_threads == 0 && config.parallel == ParallelMode::Ddp && config.device == DeviceKind::Cpu)
+    requested_threads = std::max(1, static_cast<int>(std::thread::hardware_concurrency()) / config.world_size);
+  const int threads = apply_thread_setting(requested_threads);
   torch::manual_seed(settings.seed);
 
   const auto workload = make_workload(config.workload);
@@ -110,7 +127,9 @@ nlohmann::json run_config_in_process(const Config& config, const RunSettings& se
   if (ddp) loader_options.shard = ddp->data_shard();
   auto source = plan.make_batch_source(std::move(dataset), loader_options);
 
-  ConfigProbes config_probes = assemble_probes(config, settings, plan);
+  std::optional<OverheadSchedule> overhead;
+  if (settings.overhead) overhead = overhead_schedule(config, settings, sizes.warmup);
+  ConfigProbes config_probes = assemble_probes(config, settings, plan, overhead);
   ProbeSet& probes = config_probes.all;
   const auto& timer = config_probes.timer;
   if (ddp) probes.add(ddp->recorder());
@@ -120,13 +139,17 @@ nlohmann::json run_config_in_process(const Config& config, const RunSettings& se
   spec.autocast = plan.autocast;
   spec.autocast_dtype = plan.autocast_dtype;
   spec.warmup_steps = sizes.warmup;
-  spec.stopping = sizes.stopping;
+  spec.stopping = overhead ? overhead_stopping(sizes.stopping, *overhead) : sizes.stopping;
   if (ddp_config && !spec.stopping.exact) {
     // Ranks must run the same number of steps (each waits for the others' gradients), but
     // each would judge noise and budget on its own clock: use a fixed count instead.
     spec.stopping.exact = true;
-    spec.stopping.max_steps = std::max(spec.stopping.min_steps * 5, 10);
+    spec.stopping.max_steps = overhead ? spec.stopping.min_steps : std::max(spec.stopping.min_steps * 5, 10);
   }
+  if (overhead)
+    spec.sync_each_phase = [schedule = *overhead](int step) {
+      return schedule.level_at(step) != InstrumentationLevel::Bare;
+    };
   spec.test_delay_ms = settings.test_step_delay_ms;
   spec.config_id = config.id();
   spec.synchronize = plan.synchronize;
@@ -134,7 +157,13 @@ nlohmann::json run_config_in_process(const Config& config, const RunSettings& se
   if (ddp) spec.gradient_sync = &ddp->attach(model.module->parameters());
   Trainer trainer(spec, probes);
   TrainingRun run = trainer.run(model, optimizer, *workload, *source, *plan.scaler);
-  if (config_probes.trace) write_file_atomically(settings.trace_path, to_json(config_probes.trace->span_set()).dump());
+  std::optional<DeviceSpanCount> device_spans;
+  if (config_probes.trace) {
+    if (config_probes.cupti && config_probes.cupti->state() == CuptiCollector::State::Done)
+      device_spans = add_cupti_device_spans(*config_probes.trace, config_probes.cupti->records(),
+                                            config_probes.cupti->clock_alignment());
+    write_file_atomically(settings.trace_path, to_json(config_probes.trace->span_set()).dump());
+  }
   // Rank 0 gets every rank's numbers; the report is rank 0's result.
   std::optional<DdpSession::Gathered> gathered;
   if (ddp) gathered = ddp->gather(timer->step_ms(), run.losses, static_cast<std::size_t>(shard_samples));
@@ -174,6 +203,10 @@ nlohmann::json run_config_in_process(const Config& config, const RunSettings& se
   result["threads"] = {{"intra_op", threads}, {"inter_op", at::get_num_interop_threads()}};
   probes.write_result(result);
   plan.scaler->write_result(result);
+  if (overhead)
+    result["overhead"] =
+        overhead_json(*overhead, run.step_ms, cupti_overhead_note(config, settings, config_probes.cupti.get()));
+  if (device_spans) result["trace"] = {{"device_spans", device_spans->added}, {"device_spans_left_out", device_spans->left_out}};
 
   std::vector<double> samples_per_s;
   for (double ms : timer->step_ms()) samples_per_s.push_back(static_cast<double>(sizes.batch_size * config.world_size) * 1000.0 / ms);

@@ -1,28 +1,45 @@
 #include "run/probe_assembly.h"
 
 #include "profile/cuda_profiler_range.h"
-#include "profile/cupti_collector.h"
+#include "profile/leveled_probe.h"
 #include "profile/memory_sampler.h"
 #include "profile/nvtx_probe.h"
 
 namespace gpubench {
 
-ConfigProbes assemble_probes(const Config& config, const RunSettings& settings, ExecutionPlan& plan) {
+ConfigProbes assemble_probes(const Config& config, const RunSettings& settings, ExecutionPlan& plan,
+                             const std::optional<OverheadSchedule>& overhead) {
   ConfigProbes probes;
+  std::shared_ptr<LeveledProbe> leveled;
+  if (overhead) {
+    leveled = std::make_shared<LeveledProbe>(*overhead);
+    probes.all.add(leveled);
+  }
+  const auto add = [&](std::shared_ptr<Probe> probe, InstrumentationLevel level,
+                       std::function<void(bool)> set_active = {}) {
+    if (leveled)
+      leveled->add(std::move(probe), level, std::move(set_active));
+    else
+      probes.all.add(std::move(probe));
+  };
   if (!settings.profile_steps.empty())
-    probes.all.add(std::make_shared<CudaProfilerRange>(parse_profile_steps(settings.profile_steps)));
+    add(std::make_shared<CudaProfilerRange>(parse_profile_steps(settings.profile_steps)), InstrumentationLevel::Timers);
   probes.timer = std::make_shared<PhaseTimer>();
-  probes.all.add(probes.timer);
+  add(probes.timer, InstrumentationLevel::Timers);
   // NVTX costs a few ns per range without a tool attached, so it is always on: any run
   // can be opened in Nsight Systems.
-  probes.all.add(std::make_shared<NvtxProbe>());
-  probes.all.add(std::make_shared<MemorySampler>(plan.device_memory_stats));
+  add(std::make_shared<NvtxProbe>(), InstrumentationLevel::Timers);
+  add(std::make_shared<MemorySampler>(plan.device_memory_stats), InstrumentationLevel::Timers);
   if (!settings.trace_path.empty()) {
     probes.trace = std::make_shared<TraceProbe>();
-    probes.all.add(probes.trace);
+    add(probes.trace, InstrumentationLevel::Timers);
   }
-  for (auto& probe : plan.probes) probes.all.add(probe);
-  if (config.device == DeviceKind::Cuda && settings.cupti) probes.all.add(std::make_shared<CuptiCollector>());
+  for (auto& probe : plan.probes) add(probe, InstrumentationLevel::Timers);
+  if (config.device == DeviceKind::Cuda && settings.cupti) {
+    probes.cupti = std::make_shared<CuptiCollector>();
+    CuptiCollector* cupti = probes.cupti.get();
+    add(probes.cupti, InstrumentationLevel::Cupti, [cupti](bool active) { cupti->set_active(active); });
+  }
   return probes;
 }
 

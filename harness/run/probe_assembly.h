@@ -1,8 +1,11 @@
 #pragma once
 #include <memory>
+#include <optional>
 
 #include "config/config.h"
 #include "config/run_settings.h"
+#include "profile/cupti_collector.h"
+#include "profile/overhead_schedule.h"
 #include "profile/phase_timer.h"
 #include "profile/probe.h"
 #include "profile/trace_probe.h"
@@ -13,13 +16,18 @@ namespace gpubench {
 // The probes one config runs with, in the order the ProbeSet calls them.
 struct ConfigProbes {
   ProbeSet all;
-  std::shared_ptr<PhaseTimer> timer;  // always: step and phase times
-  std::shared_ptr<TraceProbe> trace;  // only with --trace
+  std::shared_ptr<PhaseTimer> timer;      // always: step and phase times
+  std::shared_ptr<TraceProbe> trace;      // only with --trace
+  std::shared_ptr<CuptiCollector> cupti;  // CUDA configs with CUPTI on
 };
 
 // profiler range (--profile-steps) first, so its start/stop cost stays outside the timed
 // steps and the capture encloses the NVTX ranges; then the wall timer, NVTX, memory,
 // trace, the plan's device probes and CUPTI (CUDA only).
-ConfigProbes assemble_probes(const Config& config, const RunSettings& settings, ExecutionPlan& plan);
+// With `overhead` (--overhead, which the CLI keeps apart from --trace and
+// --profile-steps) the same probes sit in a LeveledProbe: timer, NVTX, memory and the
+// plan's probes at the Timers level, CUPTI at the Cupti level (paused below it).
+ConfigProbes assemble_probes(const Config& config, const RunSettings& settings, ExecutionPlan& plan,
+                             const std::optional<OverheadSchedule>& overhead = std::nullopt);
 
 }  // namespace gpubench

@@ -13,11 +13,11 @@ auto Trainer::phase(Phase phase, Body&& body) {
   probes_.phase_begin(phase);
   if constexpr (std::is_void_v<decltype(body())>) {
     body();
-    spec_.synchronize();
+    if (sync_phases_) spec_.synchronize();
     probes_.phase_end(phase);
   } else {
     auto result = body();
-    spec_.synchronize();
+    if (sync_phases_) spec_.synchronize();
     probes_.phase_end(phase);
     return result;
   }
@@ -28,17 +28,17 @@ TrainingRun Trainer::run(Model& model, torch::optim::Optimizer& optimizer, const
   TrainingRun run;
   model.module->train();
   probes_.run_begin(spec_.config_id);
-  std::vector<double> measured_ms;  // the trainer's own step clock, for the stopping rule
   double measured_s = 0;
   for (int step = 0;; ++step) {
     const bool measured = step >= spec_.warmup_steps;
     if (measured) {
-      const StopDecision decision = should_stop(spec_.stopping, measured_ms, measured_s);
+      const StopDecision decision = should_stop(spec_.stopping, run.step_ms, measured_s);
       if (decision.stop) {
         run.stop_reason = decision.reason;
         break;
       }
     }
+    sync_phases_ = !spec_.sync_each_phase || spec_.sync_each_phase(step);
     const auto step_start = std::chrono::steady_clock::now();
     probes_.step_begin(step, measured);
     Batch host = phase(Phase::Data, [&] { return source.next(); });
@@ -64,10 +64,11 @@ TrainingRun Trainer::run(Model& model, torch::optim::Optimizer& optimizer, const
       if (!scaler.step(optimizer)) ++run.optimizer_steps_skipped;
       scaler.update();
     });
+    if (!sync_phases_) spec_.synchronize();
     probes_.step_end(step, measured);
     if (measured) {
       const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - step_start).count();
-      measured_ms.push_back(ms);
+      run.step_ms.push_back(ms);
       measured_s += ms / 1000.0;
     }
     // Read after the step so the value costs no extra device sync inside a phase.

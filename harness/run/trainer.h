@@ -33,10 +33,17 @@ struct TrainerSpec {
   std::vector<torch::Device> data_parallel_devices;
   // Set for DDP: averages gradients across ranks inside the Backward phase.
   GradientSync* gradient_sync = nullptr;
+  // Whether `step`'s phases each end with `synchronize` (empty: every step). A step
+  // without it syncs once at its end, as an uninstrumented loop would: --overhead's bare
+  // steps, whose per-phase syncs would otherwise be charged to nobody.
+  std::function<bool(int step)> sync_each_phase;
 };
 
 struct TrainingRun {
   std::vector<double> losses;  // every step, warm-up included
+  // The Trainer's own clock per measured step (step warmup_steps + i at index i), probes'
+  // costs included: what --overhead compares across instrumentation levels.
+  std::vector<double> step_ms;
   int optimizer_steps_skipped = 0;
   std::string stop_reason;
   Batch last_batch;            // on the device, for the checkpoint's output check
@@ -56,6 +63,7 @@ class Trainer {
 
   TrainerSpec spec_;
   Probe& probes_;
+  bool sync_phases_ = true;  // this step's phases end with a device sync
 };
 
 }  // namespace gpubench

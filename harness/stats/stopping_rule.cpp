@@ -31,7 +31,7 @@ StopDecision should_stop(const StoppingRule& rule, const std::vector<double>& st
   if (measured_s >= rule.budget_s) return {true, "time_budget"};
   // The interval needs a handful of samples before it means anything.
   constexpr int kMinStepsForInterval = 10;
-  if (steps >= kMinStepsForInterval &&
+  if (rule.target_relative_ci > 0 && steps >= kMinStepsForInterval &&
       median_confidence_interval(step_ms).relative_half_width() <= rule.target_relative_ci)
     return {true, "ci_target"};
   return {false, ""};

@@ -20,7 +20,7 @@ struct StoppingRule {
   int min_steps = 3;
   int max_steps = 100;
   double budget_s = 60;
-  double target_relative_ci = 0.02;
+  double target_relative_ci = 0.02;  // <= 0: no noise criterion (budget and counts only)
   bool exact = false;
 };
 

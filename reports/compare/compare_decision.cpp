@@ -5,8 +5,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "reports/compare/mann_whitney.h"
-#include "reports/compare/shift_estimate.h"
+#include "stats/mann_whitney.h"
 
 namespace gpubench {
 namespace {
@@ -74,13 +73,6 @@ void decide_u_test(ConfigComparison& c, double worse_sign, const CompareOptions&
   }
 }
 
-std::vector<double> logs(const std::vector<double>& values) {
-  std::vector<double> out;
-  out.reserve(values.size());
-  for (double v : values) out.push_back(std::log(v));
-  return out;
-}
-
 }  // namespace
 
 const char* to_string(Verdict verdict) {
@@ -124,8 +116,7 @@ ConfigComparison compare_values(const std::string& config_id, const std::vector<
 
   const MannWhitneyResult test = mann_whitney_u(base, next);
   c.p_value = test.p_value;
-  const ShiftEstimate log_shift = hodges_lehmann_shift(logs(base), logs(next), 1 - options.alpha);
-  c.shift = RelativeShift{std::expm1(log_shift.estimate), std::expm1(log_shift.low), std::expm1(log_shift.high)};
+  c.shift = relative_shift(base, next, 1 - options.alpha);
 
   const bool too_few = std::min(base.size(), next.size()) < options.min_samples ||
                        mann_whitney_min_p_value(base.size(), next.size()) >= options.alpha;

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "reports/compare/compare_metric.h"
+#include "stats/relative_shift.h"
 #include "stats/summary.h"
 
 namespace gpubench {
@@ -33,22 +34,13 @@ enum class Verdict { no_change, regression, improvement };
 //                  threshold, no statistical test.
 enum class DecisionBasis { u_test, threshold_only, single_value };
 
-// The relative change NEW vs BASE as a Hodges-Lehmann estimate of the shift of
-// log(values) (a ratio, so independent of units), with its distribution-free
-// (1 - alpha) confidence interval; all as relative changes (exp(shift) - 1).
-struct RelativeShift {
-  double estimate = 0;
-  double low = 0;
-  double high = 0;
-};
-
 struct ConfigComparison {
   std::string config_id;
   Verdict verdict = Verdict::no_change;
   DecisionBasis basis = DecisionBasis::u_test;
   Summary base, next;                   // the metric's values on each side (count, median, p10, p90, cv...)
   std::optional<double> median_change;  // next.median / base.median - 1; empty when base median is 0
-  std::optional<RelativeShift> shift;   // per-step metrics decided by the U test
+  std::optional<RelativeShift> shift;   // NEW vs BASE at 1 - alpha; per-step metrics decided by the U test
   std::optional<double> p_value;        // two-sided U test; per-step metrics only
   std::string reason;                   // one sentence: why this verdict
 };

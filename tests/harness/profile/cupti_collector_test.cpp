@@ -228,6 +228,52 @@ TEST_F(CuptiCollectorRun, UnbalancedCallsAreHarmless) {
   EXPECT_EQ(state->count("finalize"), 1);
 }
 
+TEST_F(CuptiCollectorRun, PausingDisablesAndFlushesResumingEnablesAgainKeepingRecords) {
+  collector.run_begin("id");
+  measured_step(0);
+  state->calls.clear();
+  collector.set_active(false);
+  EXPECT_EQ(state->calls, (std::vector<std::string>{"disable:CONCURRENT_KERNEL", "disable:MEMCPY", "disable:MEMSET",
+                                                    "disable:RUNTIME", "flush_all", "take_records"}));
+  EXPECT_EQ(collector.records().kernels.size(), 2u) << "step 0's records are kept across the pause";
+  state->calls.clear();
+  collector.set_active(false);  // already paused: nothing to do
+  EXPECT_TRUE(state->calls.empty());
+  collector.set_active(true);
+  EXPECT_EQ(state->calls, (std::vector<std::string>{"enable:CONCURRENT_KERNEL", "enable:MEMCPY", "enable:MEMSET",
+                                                    "enable:RUNTIME"}));
+  measured_step(1);
+  state->calls.clear();
+  collector.run_end();
+  EXPECT_EQ(state->count("disable:MEMCPY"), 1) << "run_end disables what the resume enabled";
+  EXPECT_EQ(collector.state(), CuptiCollector::State::Done);
+  EXPECT_EQ(collector.records().kernels.size(), 4u);
+  EXPECT_EQ(result()["cupti"]["measured_steps"], 2);
+}
+
+TEST_F(CuptiCollectorRun, ARunThatEndsWhilePausedStillFlushesAndDetaches) {
+  collector.run_begin("id");
+  measured_step(0);
+  collector.set_active(false);
+  state->calls.clear();
+  collector.run_end();
+  EXPECT_EQ(state->count("disable:MEMCPY"), 0) << "nothing left enabled";
+  EXPECT_EQ(state->count("finalize"), 1);
+  EXPECT_EQ(collector.state(), CuptiCollector::State::Done);
+}
+
+TEST_F(CuptiCollectorRun, AResumeThatCuptiRefusesFailsTheCollectorCleanly) {
+  collector.run_begin("id");
+  collector.set_active(false);
+  state->failures["enable:MEMSET"] = failure(CuptiCall::Code::Error, "CUPTI_ERROR_NOT_INITIALIZED");
+  state->calls.clear();
+  collector.set_active(true);
+  EXPECT_EQ(collector.state(), CuptiCollector::State::Failed);
+  EXPECT_EQ(collector.reason(), "CUPTI_ERROR_NOT_INITIALIZED");
+  EXPECT_EQ(state->count("disable:CONCURRENT_KERNEL"), 1) << "what the resume enabled is rolled back";
+  EXPECT_EQ(state->count("finalize"), 1);
+}
+
 TEST(CuptiCollector, DestructorDetachesARunThatNeverEnded) {
   auto state = std::make_shared<MockCuptiState>();
   {

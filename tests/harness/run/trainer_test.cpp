@@ -88,6 +88,23 @@ TEST(Trainer, BudgetedRunStopsByItself) {
   EXPECT_EQ(run.stop_reason, "time_budget");
 }
 
+TEST(Trainer, BareStepsSyncOnceAtTheirEndAndEveryStepIsClocked) {
+  Fixture f;
+  ProbeSet none;
+  std::vector<std::string> syncs;
+  TrainerSpec spec;
+  spec.warmup_steps = 1;
+  spec.stopping.exact = true;
+  spec.stopping.max_steps = 3;
+  spec.synchronize = [&] { syncs.push_back("sync"); };
+  spec.sync_each_phase = [](int step) { return step != 2; };  // step 2 is "bare"
+  const TrainingRun run = Trainer(spec, none).run(f.model, f.optimizer, *f.workload, f.source, f.scaler);
+  // warm-up step 0, steps 1 and 3: one sync per phase (5); bare step 2: one at its end.
+  EXPECT_EQ(syncs.size(), 5u * 3 + 1);
+  ASSERT_EQ(run.step_ms.size(), 3u) << "measured steps only, each on the Trainer's own clock";
+  for (double ms : run.step_ms) EXPECT_GT(ms, 0);
+}
+
 TEST(Trainer, NonFiniteLossFailsTheConfigWithTheStep) {
   Fixture f;
   {

@@ -1,10 +1,10 @@
-#include "reports/compare/shift_estimate.h"
+#include "stats/shift_estimate.h"
 
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
 
-#include "reports/compare/mann_whitney.h"
+#include "stats/mann_whitney.h"
 
 namespace gpubench {
 namespace {

@@ -1,4 +1,4 @@
-#include "reports/compare/mann_whitney.h"
+#include "stats/mann_whitney.h"
 
 #include <gtest/gtest.h>
 

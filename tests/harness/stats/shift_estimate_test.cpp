@@ -1,4 +1,4 @@
-#include "reports/compare/shift_estimate.h"
+#include "stats/shift_estimate.h"
 
 #include <gtest/gtest.h>
 
@@ -6,7 +6,7 @@
 #include <cmath>
 #include <random>
 
-#include "reports/compare/mann_whitney.h"
+#include "stats/mann_whitney.h"
 
 namespace gpubench {
 namespace {

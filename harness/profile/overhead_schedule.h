@@ -1,0 +1,31 @@
+#pragma once
+#include <string>
+
+namespace gpubench {
+
+// How instrumented a step of an `--overhead` run is. Each level adds probes to the one
+// below: Bare runs none (and syncs the device once per step, not per phase); Timers adds
+// the always-on probes (wall timers with their per-phase device sync, NVTX ranges, memory
+// samples); Cupti adds CUPTI activity collection (CUDA configs only).
+enum class InstrumentationLevel { Bare = 0, Timers = 1, Cupti = 2 };
+
+const char* to_string(InstrumentationLevel level);  // "bare", "timers_nvtx", "cupti"
+
+// Which level each step of an `--overhead` run gets. Warm-up steps run fully
+// instrumented (start-up costs, CUPTI's included, stay out of the measurement); measured
+// steps cycle bare, timers[, cupti] in segments of `segment_steps`, so slow drift of the
+// machine (thermal, other load) hits every level alike. The first step of each segment
+// pays for the switch (CUPTI re-enabled, caches cold for the new code path) and is left
+// out of the comparison.
+struct OverheadSchedule {
+  int warmup_steps = 0;
+  int segment_steps = 5;
+  int levels = 2;  // 2: bare + timers; 3: + CUPTI
+
+  InstrumentationLevel level_at(int step) const;
+  bool first_of_segment(int step) const;  // false for warm-up steps
+  // Measured steps for `rounds` full cycles through every level.
+  int steps_for_rounds(int rounds) const { return rounds * levels * segment_steps; }
+};
+
+}  // namespace gpubench
