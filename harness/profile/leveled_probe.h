@@ -22,8 +22,6 @@ class LeveledProbe final : public Probe {
   // something even between their calls (CUPTI records every kernel while enabled).
   void add(std::shared_ptr<Probe> probe, InstrumentationLevel level, std::function<void(bool)> set_active = {});
 
-  const OverheadSchedule& schedule() const { return schedule_; }
-
   std::string name() const override { return "leveled"; }
   void run_begin(const std::string& config_id) override;
   void run_end() override;
