@@ -1,34 +1,17 @@
 #include "bench/collective_group.h"
 
-#include <stdexcept>
 #include <string>
 
-#include <torch/csrc/distributed/c10d/ProcessGroupGloo.hpp>
-
 #include "bench/cuda_availability.h"
-
-// NCCL's c10d header is usable only where LibTorch was built with it (USE_C10D_NCCL comes
-// with the torch_cuda target); elsewhere the nccl benchmarks skip with that reason.
-#if GPUBENCH_TORCH_CUDA && defined(USE_C10D_NCCL)
-#define GPUBENCH_BENCH_NCCL 1
-#include <c10/cuda/CUDAFunctions.h>
-#include <torch/csrc/distributed/c10d/ProcessGroupNCCL.hpp>
-#else
-#define GPUBENCH_BENCH_NCCL 0
-#endif
+#include "parallel/process_group.h"
 
 namespace gpubench::bench {
 
 std::optional<std::string> backend_unavailable_reason(const std::string& backend, int world) {
-  if (backend == "gloo") return std::nullopt;
-  if (backend != "nccl") return "unknown collective backend '" + backend + "', expected gloo or nccl";
   // The machine's reason first: "no CUDA device: ..." says more than "no NCCL" on a CPU box.
-  if (auto reason = torch_cuda_unavailable_reason(world)) return reason;
-#if GPUBENCH_BENCH_NCCL
-  return std::nullopt;
-#else
-  return std::string("LibTorch was built without NCCL (USE_C10D_NCCL not defined)");
-#endif
+  if (backend == "nccl")
+    if (auto reason = torch_cuda_unavailable_reason(world)) return reason;
+  return gpubench::backend_unavailable_reason(backend);
 }
 
 int backend_world_size(const std::string& backend) {
@@ -57,21 +40,17 @@ c10::intrusive_ptr<c10d::TCPStore> make_loopback_store(bool server, std::uint16_
 c10::intrusive_ptr<CollectiveGroup> make_collective_group(const std::string& backend,
                                                           const c10::intrusive_ptr<c10d::Store>& store, int rank,
                                                           int world) {
-  if (backend == "gloo") {
-    auto options = c10d::ProcessGroupGloo::Options::create(kCollectiveTimeout);
-    // Loopback only: the benchmark measures this host, and must not depend on its hostname resolving.
-    options->devices.push_back(c10d::ProcessGroupGloo::createDeviceForHostname("127.0.0.1"));
-    return c10::make_intrusive<c10d::ProcessGroupGloo>(store, rank, world, options);
-  }
-#if GPUBENCH_BENCH_NCCL
-  if (backend == "nccl") {
-    c10::cuda::set_device(static_cast<c10::DeviceIndex>(rank));
-    auto options = c10d::ProcessGroupNCCL::Options::create();
-    options->timeout = kCollectiveTimeout;
-    return c10::make_intrusive<c10d::ProcessGroupNCCL>(store, rank, world, options);
-  }
-#endif
-  throw std::runtime_error(backend_unavailable_reason(backend, world).value_or("backend '" + backend + "' unavailable"));
+  // The DDP harness's own groups (harness/parallel), so the benchmark measures the
+  // all-reduce the training configs use: loopback Gloo, NCCL on cuda:rank.
+  gpubench::GroupRequest request;
+  request.backend = backend;
+  request.store = store;
+  request.rank = rank;
+  request.world_size = world;
+  request.timeout = kCollectiveTimeout;
+  request.all_ranks_local = true;
+  request.cuda_device = backend == "nccl" ? rank : 0;
+  return gpubench::make_process_group(request);
 }
 
 }  // namespace gpubench::bench

@@ -7,7 +7,7 @@
 #   gpubench_syntax_check(SOURCES <repo-relative files...> [DEFINES <-Dextra...>])
 
 function(gpubench_syntax_flags out)
-  set(flags -std=c++17 -fsyntax-only -Wall -Wextra -Wpedantic -Wno-unused-parameter
+  set(flags -std=c++${CMAKE_CXX_STANDARD} -fsyntax-only -Wall -Wextra -Wpedantic -Wno-unused-parameter
     -DGPUBENCH_TORCH_CUDA=1 -DGPUBENCH_CUDART=1 -DGPUBENCH_CUPTI=1 -DGPUBENCH_NVTX=1
     "-DGPUBENCH_VERSION=\"${PROJECT_VERSION}\""
     # Debian's c10/cuda/CUDAMacros.h includes a CMake-generated header that only CUDA

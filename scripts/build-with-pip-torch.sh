@@ -65,8 +65,26 @@ if [[ -z ${TORCH_CUDA_ARCH_LIST:-} ]] && command -v nvidia-smi >/dev/null; then
   [[ -n $arch ]] && export TORCH_CUDA_ARCH_LIST=$arch
 fi
 ((lean)) && cmake_args+=(-DGPUBENCH_BUILD_BENCH=OFF)
+# Caffe2's config stops when the wheel was built with cuDNN and finds none: point it at
+# torch's own nvidia-cudnn wheel (unused, and harmless, where the config does not ask).
+cudnn_root=$("$python" -c 'import nvidia.cudnn as c; print(list(c.__path__)[0])' 2>/dev/null || true)
+if [[ -n $cudnn_root && -f $cudnn_root/include/cudnn.h ]]; then
+  cudnn_lib=$(find "$cudnn_root/lib" -maxdepth 1 -name 'libcudnn.so*' 2>/dev/null | sort | head -n1)
+  [[ -n $cudnn_lib ]] && cmake_args+=("-DCUDNN_INCLUDE_PATH=$cudnn_root/include" "-DCUDNN_LIBRARY_PATH=$cudnn_lib")
+fi
+# c10d's NCCL header must see the nccl.h of the NCCL torch loads (its nvidia-nccl wheel),
+# not whatever the toolkit ships (cmake/GpubenchFeatures.cmake says why).
+nccl_include=$("$python" -c 'import os, nvidia.nccl as n; print(os.path.join(list(n.__path__)[0], "include"))' 2>/dev/null || true)
+if [[ -f $nccl_include/nccl.h ]]; then
+  cmake_args+=("-DGPUBENCH_NCCL_INCLUDE_DIR=$nccl_include")
+  echo "build-with-pip-torch: nccl.h from $nccl_include; torch loads NCCL $("$python" -c 'import torch; print(".".join(map(str, torch.cuda.nccl.version())))' 2>/dev/null || echo '?')" >&2
+elif [[ $torch_cuda != None ]]; then
+  echo "build-with-pip-torch: warning: no nvidia-nccl wheel headers: the toolkit's nccl.h is used (a version mismatch makes NCCL configs fail with the reason)" >&2
+fi
 
 cmake "${cmake_args[@]}" "$@"
 grep -E '^(TORCH_CXX_FLAGS|Torch_DIR|CUDAToolkit_NVCC_EXECUTABLE)' "$build_dir/CMakeCache.txt" >&2 || true
-cmake --build "$build_dir" -j"$jobs"
+# -k 0: one target that does not compile against this LibTorch (say, the benchmarks) must
+# not keep gpubench and its tests from being built; the script still fails at the end.
+cmake --build "$build_dir" -j"$jobs" -- -k 0
 echo "build-with-pip-torch: built $build_dir/gpubench" >&2

@@ -2,18 +2,21 @@
 # The one prepared run for a lent GPU machine (../shared/device/README.md): build against
 # the machine's pip torch, run the test suite, then the GPU matrix and the whole matrix,
 # everything written under $OUT, every stage timed and bounded so the run ends within
-# BUDGET_S seconds (default 400) even when a stage hangs.
+# BUDGET_S seconds (default 540) even when a stage hangs.
 #
 #   Here, once (dev machine with the Debian packages):   scripts/device-validate.sh prepare
 #     -> .deps/ (fmt, nlohmann-json, CLI11, GoogleTest, Google Benchmark, valijson)
-#   There (carry .deps, allow ~420 s):                   OUT=/path scripts/device-validate.sh
+#   There (carry .deps, run timeout ~600 s):             OUT=/path scripts/device-validate.sh
 #     -> $OUT/log (everything), $OUT/stages.tsv (stage, exit code, seconds),
-#        $OUT/report-gpu-default.{json,md}, $OUT/report-all-quick.{json,md},
+#        $OUT/ceilings-gpu.json (+ .benchmark.json), $OUT/report-gpu-default.{json,md},
+#        $OUT/report-overhead-gpu.{json,md}, $OUT/report-all-quick.{json,md},
 #        $OUT/ctest.log, $OUT/facts.txt (LibTorch 2.x facts to confirm)
 #
-# Stage order puts what only this machine can show first: build, tests, the GPU matrix at
-# the default preset, then the whole matrix at the quick preset with the time that is left.
-# The reports are rewritten after every config, so a stage cut short keeps what it measured.
+# Stage order puts what only this machine can show first: build, the machine's ceilings
+# (copy bandwidth, matmul, one training step), the GPU matrix at the default preset
+# reported against those ceilings, the harness overhead on two CUDA configs, the tests,
+# then the whole matrix at the quick preset with the time that is left. The reports are
+# rewritten after every config, so a stage cut short keeps what it measured.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
@@ -39,7 +42,7 @@ fi
 : "${OUT:?set OUT to the folder that comes back (the device run sets it)}"
 mkdir -p "$OUT"
 log=$OUT/log
-budget=${BUDGET_S:-400}
+budget=${BUDGET_S:-540}
 start=$(date +%s)
 deadline=$((start + budget))
 build_dir=${BUILD_DIR:-build-gpu}
@@ -95,6 +98,12 @@ print("cmake prefix", torch.utils.cmake_prefix_path)
 print("wheel has include/gloo:", os.path.isdir(os.path.join(inc, "gloo")))
 am = os.path.join(inc, "ATen", "autocast_mode.h")
 text = open(am).read() if os.path.exists(am) else ""
+try:
+    import nvidia.nccl as n
+    print("nccl wheel include:", os.path.join(list(n.__path__)[0], "include"), "torch loads NCCL", torch.cuda.nccl.version())
+except Exception as e:
+    print("no nvidia-nccl wheel:", e)
+print("wheel has c10d/symm_mem:", os.path.isdir(os.path.join(inc, "torch", "csrc", "distributed", "c10d", "symm_mem")))
 for name in ("set_autocast_gpu_dtype", "set_autocast_enabled", "set_autocast_dtype", "is_autocast_enabled"):
     print("autocast_mode.h mentions", name + ":", name in text)
 EOF
@@ -105,13 +114,23 @@ export -f facts
 export OUT
 # shellcheck disable=SC2016  # expanded by the inner bash
 stage facts 30 90 bash -c 'facts >"$OUT/facts.txt" 2>&1; cat "$OUT/facts.txt"'
-stage build 240 33 scripts/build-with-pip-torch.sh --lean
+stage build 300 30 scripts/build-with-pip-torch.sh
 if [[ -x $build_dir/gpubench ]]; then
   grep -ho -- '-D_GLIBCXX_USE_CXX11_ABI=[01]' "$build_dir/build.ninja" | sort | uniq -c >>"$OUT/facts.txt" || true
   [[ -d .deps/usr ]] && export LD_LIBRARY_PATH="$PWD/.deps/usr/lib/x86_64-linux-gnu${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
-  stage ctest 75 28 bash -c "ctest --test-dir '$build_dir' -j8 --timeout 70 --output-on-failure >'$OUT/ctest.log' 2>&1; rc=\$?; tail -n 40 '$OUT/ctest.log'; exit \$rc"
-  stage matrix-gpu-default 150 12 bash -c "'$build_dir/gpubench' --matrix gpu --preset default --config-timeout 60 --out '$OUT/report-gpu-default.json' --format markdown >'$OUT/report-gpu-default.md'; rc=\$?; cat '$OUT/report-gpu-default.md'; exit \$rc"
-  stage matrix-all-quick 400 1 bash -c "'$build_dir/gpubench' --matrix all --preset quick --config-timeout 45 --out '$OUT/report-all-quick.json' --format markdown >'$OUT/report-all-quick.md'; rc=\$?; cat '$OUT/report-all-quick.md'; exit \$rc"
+  gpubench=$build_dir/gpubench
+  ceilings=$OUT/ceilings-gpu.json
+  if [[ -x $build_dir/gpubench-bench ]]; then
+    # One pass per benchmark (min_time 0.05 s): ceilings to within a few percent, in ~30 s.
+    stage ceilings 60 24 "$build_dir/gpubench-bench" '--benchmark_filter=^(copy/|matmul/cuda/|train_step/cuda/)' \
+      --benchmark_min_time=0.05 "--ceilings-out=$ceilings"
+  fi
+  ceilings_flag=""
+  [[ -s $ceilings ]] && ceilings_flag="--ceilings '$ceilings'"
+  stage matrix-gpu-default 150 14 bash -c "'$gpubench' --matrix gpu --preset default --config-timeout 60 $ceilings_flag --out '$OUT/report-gpu-default.json' --format markdown >'$OUT/report-gpu-default.md'; rc=\$?; cat '$OUT/report-gpu-default.md'; exit \$rc"
+  stage overhead-gpu 50 8 bash -c "'$gpubench' --matrix mlp/cuda/fp32/pinned,cnn/cuda/fp32/pinned --overhead --steps 90 --config-timeout 40 --out '$OUT/report-overhead-gpu.json' --format markdown >'$OUT/report-overhead-gpu.md'; rc=\$?; cat '$OUT/report-overhead-gpu.md'; exit \$rc"
+  stage ctest 75 3 bash -c "ctest --test-dir '$build_dir' -j8 --timeout 70 --output-on-failure >'$OUT/ctest.log' 2>&1; rc=\$?; tail -n 40 '$OUT/ctest.log'; exit \$rc"
+  stage matrix-all-quick 400 1 bash -c "'$gpubench' --matrix all --preset quick --config-timeout 45 $ceilings_flag --out '$OUT/report-all-quick.json' --format markdown >'$OUT/report-all-quick.md'; rc=\$?; cat '$OUT/report-all-quick.md'; exit \$rc"
 else
   say "no $build_dir/gpubench: skipping tests and matrices"
   failed=1

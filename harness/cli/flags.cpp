@@ -6,6 +6,7 @@
 
 #include "config/errors.h"
 #include "profile/cuda_profiler_range.h"
+#include "profile/overhead_schedule.h"
 
 namespace gpubench {
 namespace {
@@ -91,10 +92,14 @@ void apply_settings(const CLI::App& app, const RawFlags& raw, CliOptions& option
     // capture would be instrumentation the bare steps lack.
     for (const char* flag : {"--trace", "--profile-steps"})
       if (given(flag)) throw UsageError(std::string("--overhead cannot be combined with ") + flag + ": run them separately");
-    constexpr int kMinOverheadSteps = 30;  // two rounds of bare, timers, CUPTI, 5 steps each
-    if (s.steps > 0 && s.steps < kMinOverheadSteps)
+    // Two full rounds of the widest schedule (bare, timers, CUPTI), so every level has
+    // steps left after the first of each segment is dropped.
+    OverheadSchedule widest;
+    widest.levels = 3;
+    const int min_steps = widest.steps_for_rounds(2);
+    if (s.steps > 0 && s.steps < min_steps)
       throw UsageError("--steps " + raw.steps + " is too few for --overhead: expected at least " +
-                       std::to_string(kMinOverheadSteps) + " (two rounds of each instrumentation level)");
+                       std::to_string(min_steps) + " (two rounds of each instrumentation level)");
   }
   if (given("--nproc")) options.nproc = static_cast<int>(parse_integer("--nproc", raw.nproc, 1, 1024));
 }

@@ -22,6 +22,10 @@ struct GroupRequest {
   // Gloo binds its sockets to this address: 127.0.0.1 when every rank is on this host,
   // else this host's name (or GLOO_SOCKET_IFNAME), as PyTorch's default device does.
   bool all_ranks_local = true;
+  // nccl: the CUDA device this rank uses. 0 for the launchers' ranks (each one's
+  // CUDA_VISIBLE_DEVICES is narrowed to its LOCAL_RANK's device); the all-reduce
+  // benchmark's ranks see every device and use cuda:rank.
+  int cuda_device = 0;
 };
 
 // The backend a config's device uses: gloo on CPU, nccl on CUDA.
