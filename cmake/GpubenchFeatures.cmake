@@ -28,22 +28,27 @@ if(CUDAToolkit_FOUND)
 endif()
 
 # The nccl.h c10d's NCCL header is compiled against (harness/parallel). It must be the
-# NCCL LibTorch loads: c10d's NCCL options embed NCCL's structs, sized by our compile and
-# filled by libtorch_cuda (nccl_group.cpp refuses a mismatch at run time). A pip torch
-# loads its nvidia-nccl wheel's library: scripts/build-with-pip-torch.sh passes that
-# wheel's include directory; the toolkit's nccl.h is the fallback.
-set(GPUBENCH_NCCL_INCLUDE_DIR "" CACHE PATH "Directory holding the nccl.h of the NCCL LibTorch loads (default: the CUDA toolkit's)")
+# NCCL LibTorch was built with (normally the one it loads): c10d's NCCL options embed
+# NCCL's structs, sized by our compile and filled by libtorch_cuda (nccl_group.cpp refuses
+# a mismatch with the loaded library at run time). A pip torch pins its nvidia-nccl wheel:
+# scripts/build-with-pip-torch.sh passes that wheel's include directory (and warns when
+# the installed wheel is not the pinned one); the toolkit's nccl.h is the fallback.
+set(GPUBENCH_NCCL_INCLUDE_DIR "" CACHE PATH "Directory holding the nccl.h of the NCCL LibTorch was built with (default: the CUDA toolkit's)")
 if(GPUBENCH_NCCL_INCLUDE_DIR)
   if(NOT EXISTS ${GPUBENCH_NCCL_INCLUDE_DIR}/nccl.h)
     message(FATAL_ERROR "GPUBENCH_NCCL_INCLUDE_DIR=${GPUBENCH_NCCL_INCLUDE_DIR} has no nccl.h")
   endif()
   set(GPUBENCH_NCCL_INCLUDE ${GPUBENCH_NCCL_INCLUDE_DIR})
 elseif(CUDAToolkit_FOUND)
-  find_path(GPUBENCH_NCCL_INCLUDE nccl.h HINTS ${CUDAToolkit_INCLUDE_DIRS} NO_DEFAULT_PATH)
+  # NO_CACHE: a reconfigure with another toolkit must not keep the old one's nccl.h.
+  find_path(GPUBENCH_NCCL_INCLUDE nccl.h HINTS ${CUDAToolkit_INCLUDE_DIRS} NO_DEFAULT_PATH NO_CACHE)
+endif()
+if(NOT GPUBENCH_NCCL_INCLUDE)
+  set(GPUBENCH_NCCL_INCLUDE "")
 endif()
 
 message(STATUS "gpubench: Torch ${Torch_VERSION} CUDA=${GPUBENCH_TORCH_CUDA}; "
-               "toolkit cudart=${GPUBENCH_CUDART} cupti=${GPUBENCH_CUPTI} nvtx=${GPUBENCH_NVTX}; nccl.h in ${GPUBENCH_NCCL_INCLUDE}")
+               "toolkit cudart=${GPUBENCH_CUDART} cupti=${GPUBENCH_CUPTI} nvtx=${GPUBENCH_NVTX}; nccl.h: '${GPUBENCH_NCCL_INCLUDE}'")
 
 # Interface target carrying the feature macros and the toolkit libraries.
 add_library(gpubench_features INTERFACE)

@@ -78,6 +78,18 @@ nccl_include=$("$python" -c 'import os, nvidia.nccl as n; print(os.path.join(lis
 if [[ -f $nccl_include/nccl.h ]]; then
   cmake_args+=("-DGPUBENCH_NCCL_INCLUDE_DIR=$nccl_include")
   echo "build-with-pip-torch: nccl.h from $nccl_include; torch loads NCCL $("$python" -c 'import torch; print(".".join(map(str, torch.cuda.nccl.version())))' 2>/dev/null || echo '?')" >&2
+  # LibTorch was built against the NCCL its wheel pins; an upgraded nvidia-nccl wheel would
+  # give a header (and library) torch's own structs were not laid out for.
+  "$python" - >&2 <<'PY' || true
+import importlib.metadata as md, re
+for pin in [r for r in (md.requires("torch") or []) if r.lower().startswith("nvidia-nccl")]:
+    name = re.split(r"[=<>!~; ]", pin, maxsplit=1)[0]
+    wanted = re.search(r"==\s*([^;, ]+)", pin)
+    have = md.version(name)
+    if wanted and wanted.group(1) != have:
+        print(f"build-with-pip-torch: warning: torch pins {name}=={wanted.group(1)} but {have} is installed:"
+              f" NCCL configs may fail (version check) or misbehave; pip install {name}=={wanted.group(1)}")
+PY
 elif [[ $torch_cuda != None ]]; then
   echo "build-with-pip-torch: warning: no nvidia-nccl wheel headers: the toolkit's nccl.h is used (a version mismatch makes NCCL configs fail with the reason)" >&2
 fi

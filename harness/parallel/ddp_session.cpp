@@ -101,8 +101,10 @@ std::unique_ptr<DdpSession> DdpSession::join(const DdpSettings& settings, const 
   try {
     session->group_ = make_process_group(request);
   } catch (const std::exception& error) {
-    throw std::runtime_error(who + ": could not join the " + session->backend_ + " process group within " +
-                             std::to_string(static_cast<int>(settings.comm_timeout_s)) + " s (--comm-timeout): " +
+    // Not always a timeout (an NCCL version mismatch, a missing device): the bound is
+    // stated, the cause is the error's own message.
+    throw std::runtime_error(who + ": could not join the " + session->backend_ + " process group (joining waits at most " +
+                             std::to_string(static_cast<int>(settings.comm_timeout_s)) + " s, --comm-timeout): " +
                              message_of(error));
   }
   return session;

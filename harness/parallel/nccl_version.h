@@ -6,8 +6,11 @@ namespace gpubench {
 
 // c10d's NCCL options embed NCCL's own structs (ncclConfig_t): our translation unit sizes
 // them from the nccl.h it was compiled with, libtorch_cuda fills them from the NCCL it was
-// built with. The two must agree or the options object is overrun. This is the check
-// nccl_group.cpp makes before creating a group (pure, so it is tested without a GPU).
+// built with. The two must agree or the options object is overrun. What can be checked at
+// run time is the NCCL library loaded, which is normally the one LibTorch was built with
+// (a pip torch pins its nvidia-nccl wheel; scripts/build-with-pip-torch.sh warns when the
+// installed wheel differs). This is the check nccl_group.cpp makes before creating a
+// group (pure, so it is tested without a GPU).
 
 struct NcclVersion {
   int major = 0;
