@@ -1,0 +1,69 @@
+// The reports committed under reports/examples/ and reports/baselines/ are what users open
+// first and what CI compares against: each must still fit the report schema and load in
+// `gpubench compare` (ceilings files: load in `gpubench --ceilings`). A schema change that
+// breaks them fails here, so they are regenerated with it, not discovered stale.
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "bench/ceilings.h"
+#include "reports/compare/report_loader.h"
+#include "support/schema_validation.h"
+
+namespace gpubench {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::vector<fs::path> committed_json_files() {
+  std::vector<fs::path> files;
+  for (const char* folder : {"reports/examples", "reports/baselines"}) {
+    const fs::path root = fs::path(GPUBENCH_SOURCE_DIR) / folder;
+    if (!fs::exists(root)) continue;
+    for (const auto& entry : fs::recursive_directory_iterator(root)) {
+      const std::string name = entry.path().filename().string();
+      // Google Benchmark's raw output kept next to a ceilings file is not ours to validate.
+      if (entry.is_regular_file() && entry.path().extension() == ".json" &&
+          name.find(".benchmark.json") == std::string::npos)
+        files.push_back(entry.path());
+    }
+  }
+  return files;
+}
+
+TEST(CommittedReports, EveryReportFitsTheSchemaAndLoadsInCompare) {
+  const auto files = committed_json_files();
+  int reports = 0;
+  for (const fs::path& file : files) {
+    SCOPED_TRACE(file.string());
+    std::ifstream in(file);
+    const nlohmann::json document = nlohmann::json::parse(in);
+    if (document.value("format", "") == "gpubench-ceilings") {
+      EXPECT_NO_THROW(load_ceilings(file.string()));
+      continue;
+    }
+    ++reports;
+    EXPECT_EQ(test_support::schema_violations(document, GPUBENCH_REPORT_SCHEMA), "");
+    EXPECT_NO_THROW(load_report(file.string(), "committed"));
+  }
+  // The CI baseline and the example runs at least: an empty walk would pass vacuously.
+  EXPECT_GE(reports, 3) << files.size() << " JSON files found";
+}
+
+TEST(CommittedReports, TheCiBaselineHasTheConfigsCiPerfCheckRuns) {
+  const auto baseline = load_report(std::string(GPUBENCH_SOURCE_DIR) + "/reports/baselines/ci-cpu.json", "BASE");
+  std::vector<std::string> ok;
+  for (const auto& result : baseline["results"])
+    if (result["status"] == "ok") ok.push_back(result["config_id"].get<std::string>());
+  // scripts/ci-perf-check.sh's default GPUBENCH_CI_MATRIX.
+  for (const char* config : {"mlp/cpu/fp32", "cnn/cpu/fp32", "transformer/cpu/fp32"})
+    EXPECT_NE(std::find(ok.begin(), ok.end(), config), ok.end()) << config;
+}
+
+}  // namespace
+}  // namespace gpubench
