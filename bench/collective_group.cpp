@@ -49,7 +49,8 @@ c10::intrusive_ptr<CollectiveGroup> make_collective_group(const std::string& bac
   request.world_size = world;
   request.timeout = kCollectiveTimeout;
   request.all_ranks_local = true;
-  request.cuda_device = backend == "nccl" ? rank : 0;
+  const torch::Device device = backend_device(backend, rank);  // the one place that picks it
+  request.cuda_device = device.is_cuda() ? device.index() : 0;
   return gpubench::make_process_group(request);
 }
 
