@@ -144,10 +144,16 @@ CliOptions parse_command_line(int argc, const char* const* argv) {
   app.add_option("--test-step-delay-ms", options.settings.test_step_delay_ms)->group("");
 
   CLI::App* compare = app.add_subcommand("compare", "Compare two reports; exit 1 on a real slowdown, not on noise");
-  compare->add_option("BASE", options.compare_base, "Baseline report (JSON)")->required();
-  compare->add_option("NEW", options.compare_new, "New report (JSON)")->required();
+  compare->add_option("BASE", options.compare_base, "Baseline report (JSON), or a directory of runs (*.json)")
+      ->required();
+  compare->add_option("NEW", options.compare_new, "New report (JSON), or a directory of runs (*.json)")->required();
   compare->add_option("--threshold", options.compare_threshold, "Smallest change that counts, e.g. 5% (default 5%)");
-  compare->add_option("--metric", options.compare_metric, "samples_per_s | step_ms (default samples_per_s)");
+  compare->add_option("--metric", options.compare_metric,
+                      "samples_per_s | step_ms | host_peak_rss_bytes | cuda_peak_allocated_bytes | "
+                      "cuda_peak_reserved_bytes (default samples_per_s)");
+  compare->add_option("--alpha", options.compare_alpha, "Two-sided significance level (default 0.01)");
+  compare->add_flag("--paired", options.compare_paired,
+                    "Directories of runs only: run i of BASE and of NEW ran back to back; compare them pair by pair");
   compare->add_option("--format", options.format, "table | markdown | json");
 
   try {

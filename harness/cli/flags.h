@@ -25,8 +25,10 @@ struct CliOptions {
   // Hidden: set by the parent when it re-executes itself for one config.
   std::string child_config, child_result;
 
-  // compare BASE NEW
+  // compare BASE NEW (each a report or a directory of runs)
   std::string compare_base, compare_new, compare_threshold = "5%", compare_metric = "samples_per_s";
+  double compare_alpha = 0.01;
+  bool compare_paired = false;
 };
 
 // Throws UsageError (exit code 2) naming the bad flag/value and what was expected.

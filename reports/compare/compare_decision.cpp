@@ -4,7 +4,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <stdexcept>
 
+#include "stats/log_t_test.h"
 #include "stats/mann_whitney.h"
 
 namespace gpubench {
@@ -21,7 +23,9 @@ Verdict verdict_from_change(double worse_by, double threshold) {
   return Verdict::no_change;
 }
 
-void decide_single_value(ConfigComparison& c, double worse_sign, const CompareOptions& options) {
+// `what` names the compared values in the reason.
+void decide_single_value(ConfigComparison& c, double worse_sign, const CompareOptions& options,
+                         const char* what = "single value per run") {
   c.basis = DecisionBasis::single_value;
   const double base = c.base.median, next = c.next.median;
   if (base == 0) {
@@ -31,7 +35,7 @@ void decide_single_value(ConfigComparison& c, double worse_sign, const CompareOp
   }
   const double change = *c.median_change;
   c.verdict = verdict_from_change(worse_sign * change, options.threshold);
-  c.reason = fmt::format("single value per run: NEW/BASE changed {} against the {} threshold, no statistical test",
+  c.reason = fmt::format("{}: NEW/BASE changed {} against the {} threshold, no statistical test", what,
                          signed_percent(change), percent(options.threshold));
 }
 
@@ -45,8 +49,10 @@ void decide_threshold_only(ConfigComparison& c, double worse_sign, const Compare
   if (c.median_change) c.verdict = verdict_from_change(worse_sign * *c.median_change, options.threshold);
 }
 
-void decide_u_test(ConfigComparison& c, double worse_sign, const CompareOptions& options) {
-  c.basis = DecisionBasis::u_test;
+// The U test's and the run t-tests' shared rule (see compare_values): significant, and the
+// interval's worse (better) end reaching the threshold.
+void decide_by_test(ConfigComparison& c, double worse_sign, const CompareOptions& options, DecisionBasis basis) {
+  c.basis = basis;
   const RelativeShift& s = *c.shift;
   const double p = *c.p_value;
   // "Worse by" amounts: positive = NEW worse.
@@ -54,9 +60,10 @@ void decide_u_test(ConfigComparison& c, double worse_sign, const CompareOptions&
   const double worst_end = worse_sign > 0 ? s.high : -s.low;  // most-worse end of the interval
   const double best_end = worse_sign > 0 ? -s.low : s.high;   // most-better end, as "better by"
   const std::string interval =
-      fmt::format("{:.0f}% CI [{}, {}]", (1 - options.alpha) * 100, signed_percent(s.low), signed_percent(s.high));
+      fmt::format("{:g}% CI [{}, {}]", (1 - options.alpha) * 100, signed_percent(s.low), signed_percent(s.high));
   if (!(p < options.alpha)) {
-    c.reason = fmt::format("p = {} >= alpha {}: the difference is within the noise", p_text(p), options.alpha);
+    c.reason = fmt::format("p = {} >= alpha {}: the difference is within the {}noise", p_text(p), options.alpha,
+                           basis == DecisionBasis::u_test ? "" : "run-to-run ");
     return;
   }
   if (worse_estimate > 0 && worst_end >= options.threshold) {
@@ -93,6 +100,10 @@ const char* to_string(DecisionBasis basis) {
       return "threshold_only";
     case DecisionBasis::single_value:
       return "single_value";
+    case DecisionBasis::run_t_test:
+      return "run_t_test";
+    case DecisionBasis::paired_run_t_test:
+      return "paired_run_t_test";
     case DecisionBasis::u_test:
       break;
   }
@@ -124,8 +135,33 @@ ConfigComparison compare_values(const std::string& config_id, const std::vector<
     c.shift.reset();  // at these sizes the "interval" is the whole range of differences
     decide_threshold_only(c, worse_sign, options);
   } else {
-    decide_u_test(c, worse_sign, options);
+    decide_by_test(c, worse_sign, options, DecisionBasis::u_test);
   }
+  return c;
+}
+
+ConfigComparison compare_runs(const std::string& config_id, const std::vector<double>& base_runs,
+                              const std::vector<double>& next_runs, const CompareMetric& metric,
+                              const CompareOptions& options) {
+  if (base_runs.size() < 2 || next_runs.size() < 2 || (options.paired && base_runs.size() != next_runs.size()))
+    throw std::invalid_argument("compare_runs: need at least 2 runs a side (as many a side when paired)");
+  ConfigComparison c;
+  c.config_id = config_id;
+  c.base = summarize(base_runs);
+  c.next = summarize(next_runs);
+  if (c.base.median != 0) c.median_change = c.next.median / c.base.median - 1;
+  const double worse_sign = metric.higher_is_better ? -1 : 1;
+  // A zero (no CUDA memory used on a side) has no log: the medians against the threshold.
+  if (*std::min_element(base_runs.begin(), base_runs.end()) <= 0 ||
+      *std::min_element(next_runs.begin(), next_runs.end()) <= 0) {
+    decide_single_value(c, worse_sign, options, "medians of the runs (a zero has no log, so no t-test)");
+    return c;
+  }
+  const LogTTest test = log_t_test(base_runs, next_runs, 1 - options.alpha, options.paired);
+  c.p_value = test.p_value;
+  c.shift = test.shift;
+  decide_by_test(c, worse_sign, options,
+                 options.paired ? DecisionBasis::paired_run_t_test : DecisionBasis::run_t_test);
   return c;
 }
 

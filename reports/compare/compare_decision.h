@@ -21,6 +21,9 @@ struct CompareOptions {
   double alpha = 0.01;
   // Below this many samples on either side the U test is not used (see DecisionBasis).
   std::size_t min_samples = 5;
+  // Several runs a side only: run i of BASE and run i of NEW ran back to back (interleaved
+  // in one job), so they are compared as pairs (see compare_runs).
+  bool paired = false;
 };
 
 enum class Verdict { no_change, regression, improvement };
@@ -32,7 +35,9 @@ enum class Verdict { no_change, regression, improvement };
 //                  relative change of medians against the threshold alone.
 //  single_value:   a one-number metric (peak memory): NEW / BASE - 1 against the
 //                  threshold, no statistical test.
-enum class DecisionBasis { u_test, threshold_only, single_value };
+//  run_t_test:     several runs a side, one value per run: Welch's t-test on log values.
+//  paired_run_t_test: several interleaved runs a side, compared pair by pair.
+enum class DecisionBasis { u_test, threshold_only, single_value, run_t_test, paired_run_t_test };
 
 struct ConfigComparison {
   std::string config_id;
@@ -40,8 +45,8 @@ struct ConfigComparison {
   DecisionBasis basis = DecisionBasis::u_test;
   Summary base, next;                   // the metric's values on each side (count, median, p10, p90, cv...)
   std::optional<double> median_change;  // next.median / base.median - 1; empty when base median is 0
-  std::optional<RelativeShift> shift;   // NEW vs BASE at 1 - alpha; per-step metrics decided by the U test
-  std::optional<double> p_value;        // two-sided U test; per-step metrics only
+  std::optional<RelativeShift> shift;   // NEW vs BASE at 1 - alpha: Hodges-Lehmann (U test) or mean log ratio (runs)
+  std::optional<double> p_value;        // two-sided U test (per-step metrics) or t-test (runs)
   std::string reason;                   // one sentence: why this verdict
 };
 
@@ -67,7 +72,21 @@ ConfigComparison compare_values(const std::string& config_id, const std::vector<
                                 const std::vector<double>& next, const CompareMetric& metric,
                                 const CompareOptions& options);
 
+// Several runs a side (BASE and NEW each a directory of reports of the same matrix): one
+// value per run (its median for per-step metrics, the value for single-value ones), at
+// least 2 a side (2 pairs when options.paired, and then base_runs[i] pairs next_runs[i]).
+// Decided by log_t_test with the same rule as the U test above: p < alpha, and the
+// interval's worse end reaching the threshold. Why: the per-step U test sees only the
+// noise within one run, while on shared machines whole runs drift (measured here: the
+// same build, minutes apart, up to 25%); only several runs a side show that noise, and
+// only interleaved pairs cancel it. Summaries (base, next) are over the run values.
+// Throws std::invalid_argument on fewer runs than that (callers check).
+ConfigComparison compare_runs(const std::string& config_id, const std::vector<double>& base_runs,
+                              const std::vector<double>& next_runs, const CompareMetric& metric,
+                              const CompareOptions& options);
+
 const char* to_string(Verdict verdict);      // "no_change", "regression", "improvement"
-const char* to_string(DecisionBasis basis);  // "u_test", "threshold_only", "single_value"
+// "u_test", "threshold_only", "single_value", "run_t_test", "paired_run_t_test"
+const char* to_string(DecisionBasis basis);
 
 }  // namespace gpubench

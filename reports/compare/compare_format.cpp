@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 #include <vector>
 
 #include "config/errors.h"
@@ -45,27 +46,43 @@ std::string verdict_text(const ConfigComparison& c) {
 
 std::string ci_header(const CompareResult& r) { return fmt::format("{:g}% CI", (1 - r.options.alpha) * 100); }
 
+bool run_level(const CompareResult& r) { return r.base.runs > 1; }
+
 Row header_row(const CompareResult& r) {
+  if (run_level(r))
+    return {"config",  "runs base/new", "BASE median of runs (p10-p90, cv)", "NEW median of runs (p10-p90, cv)",
+            "change",  ci_header(r),     "p-value",
+            "verdict"};
   return {"config",  "n base/new", "BASE median (p10-p90, cv)", "NEW median (p10-p90, cv)", "change", ci_header(r),
           "p-value", "verdict"};
 }
 
+bool decided_on_runs(const ConfigComparison& c) {
+  return c.basis == DecisionBasis::run_t_test || c.basis == DecisionBasis::paired_run_t_test;
+}
+
 Row config_row(const ConfigComparison& c, const CompareMetric& metric) {
+  // Run-level rows show the change the t-test estimates (mean log ratio, pair by pair when
+  // paired), so that it always sits inside its interval; the ratio of medians may not.
+  const std::optional<double> change = decided_on_runs(c) ? std::optional<double>(c.shift->estimate) : c.median_change;
   return {c.config_id,
           fmt::format("{}/{}", c.base.count, c.next.count),
           side_text(c.base, metric),
           side_text(c.next, metric),
-          c.median_change ? signed_percent(*c.median_change) : "n/a",
+          change ? signed_percent(*change) : "n/a",
           c.shift ? fmt::format("[{}, {}]", signed_percent(c.shift->low), signed_percent(c.shift->high)) : "-",
           c.p_value ? p_text(*c.p_value) : "-",
           verdict_text(c)};
 }
 
-// " (gpubench 0.1.0, commit abc)", or "" when the report does not say.
+// " (5 runs; gpubench 0.1.0, commit abc)", " (gpubench 0.1.0)", or "" when the report
+// does not say and there is one run.
 std::string provenance(const ReportInfo& info) {
-  if (info.tool_version.empty() && info.git_commit.empty()) return "";
-  return fmt::format(" (gpubench {}{}{})", info.tool_version.empty() ? "?" : info.tool_version,
-                     info.git_commit.empty() ? "" : ", commit ", info.git_commit);
+  std::string runs = info.runs > 1 ? fmt::format("{} runs", info.runs) : "";
+  if (info.tool_version.empty() && info.git_commit.empty()) return runs.empty() ? "" : " (" + runs + ")";
+  return fmt::format(" ({}{}gpubench {}{}{})", runs, runs.empty() ? "" : "; ",
+                     info.tool_version.empty() ? "?" : info.tool_version, info.git_commit.empty() ? "" : ", commit ",
+                     info.git_commit);
 }
 
 std::string metric_line(const CompareResult& r) {
@@ -74,6 +91,15 @@ std::string metric_line(const CompareResult& r) {
 }
 
 std::string rule_line(const CompareResult& r) {
+  if (run_level(r))
+    return fmt::format(
+        "Rule: one value per run ({}); regression when {} t-test on the log run values gives p < {:g} "
+        "and the worse end of the {} of the change reaches {:g}% worse; improvement likewise; otherwise no change. "
+        "The change is the geometric mean ratio NEW/BASE{}. The spread between whole runs is the noise judged "
+        "here, so a machine that drifts between runs does not raise false alarms.",
+        r.metric.kind == MetricKind::single_value ? "the value itself" : "the median of its steps",
+        r.options.paired ? "a paired (run i of BASE with run i of NEW)" : "Welch's", r.options.alpha, ci_header(r),
+        r.options.threshold * 100, r.options.paired ? " over the pairs" : "");
   if (r.metric.kind == MetricKind::single_value)
     return fmt::format(
         "Rule: one value per run, so no statistical test: regression when NEW/BASE is at least {:g}% "
@@ -99,7 +125,7 @@ std::vector<std::string> notes(const CompareResult& r) {
   std::vector<std::string> lines;
   for (const ConfigComparison& c : r.configs)
     if (c.verdict != Verdict::no_change || c.basis == DecisionBasis::threshold_only ||
-        (c.basis == DecisionBasis::u_test && c.p_value && *c.p_value < r.options.alpha))
+        (c.basis != DecisionBasis::single_value && c.p_value && *c.p_value < r.options.alpha))
       lines.push_back(c.config_id + ": " + c.reason);
   return lines;
 }

@@ -5,9 +5,13 @@
 #include <cctype>
 #include <cmath>
 #include <cstdlib>
-#include <map>
+#include <filesystem>
+#include <optional>
+#include <set>
+#include <utility>
 
 #include "config/errors.h"
+#include "reports/compare/config_runs.h"
 #include "reports/compare/environment_diff.h"
 #include "reports/compare/report_loader.h"
 
@@ -21,13 +25,13 @@ void check_options(const CompareOptions& options) {
     throw UsageError(
         fmt::format("threshold {} is out of range: expected 0 <= threshold < 1 (5% = 0.05)", options.threshold));
   if (!std::isfinite(options.alpha) || options.alpha <= 0 || options.alpha > 0.5)
-    throw UsageError(fmt::format("alpha {} is out of range: expected 0 < alpha <= 0.5", options.alpha));
+    throw UsageError(fmt::format("--alpha {} is out of range: expected 0 < alpha <= 0.5 (0.01 = 1%)", options.alpha));
   find_compare_metric(options.metric);
 }
 
-ReportInfo info_of(const json& report, const std::string& name) {
+// tool.version and tool.git_commit of one report ("" when absent).
+ReportInfo provenance_of(const json& report) {
   ReportInfo info;
-  info.name = name;
   if (const auto tool = report.find("tool"); tool != report.end() && tool->is_object()) {
     if (tool->contains("version") && (*tool)["version"].is_string()) info.tool_version = (*tool)["version"];
     if (tool->contains("git_commit") && (*tool)["git_commit"].is_string()) info.git_commit = (*tool)["git_commit"];
@@ -35,11 +39,58 @@ ReportInfo info_of(const json& report, const std::string& name) {
   return info;
 }
 
-std::string status_of(const json& result) {
-  std::string text = result["status"].get<std::string>();
-  if (result.contains("reason") && result["reason"].is_string() && !result["reason"].get<std::string>().empty())
-    text += ": " + result["reason"].get<std::string>();
-  return text;
+ReportInfo info_of(const ReportSet& set) {
+  ReportInfo info = provenance_of(set.runs.front());
+  info.name = set.name;
+  info.runs = set.runs.size();
+  return info;
+}
+
+// Runs of one side that were not all built from the same commit and version.
+std::optional<std::string> mixed_provenance(const ReportSet& set, const std::string& role) {
+  std::set<std::string> builds;
+  for (const json& run : set.runs) {
+    const ReportInfo info = provenance_of(run);
+    builds.insert((info.tool_version.empty() ? "?" : info.tool_version) + " commit " +
+                  (info.git_commit.empty() ? "?" : info.git_commit));
+  }
+  if (builds.size() < 2) return std::nullopt;
+  std::string list;
+  for (const std::string& build : builds) list += (list.empty() ? "" : ", ") + build;
+  return fmt::format("the {} {} runs come from {} different builds ({}): they do not measure one version", set.runs.size(),
+                     role, builds.size(), list);
+}
+
+void check_run_sets(const ReportSet& base, const ReportSet& next, const CompareOptions& options) {
+  const std::size_t b = base.runs.size(), n = next.runs.size();
+  if (b == 0 || n == 0) throw UsageError("compare needs at least one report a side");
+  if ((b == 1) != (n == 1))
+    throw UsageError(fmt::format(
+        "BASE has {} run{} and NEW {}: compare one report a side, or at least 2 runs a side (a single run cannot "
+        "show how much whole runs differ, which is what the run-level test measures)",
+        b, b == 1 ? "" : "s", n));
+  if (options.paired && b == 1)
+    throw UsageError("--paired needs several runs a side (directories of reports, run i of BASE next to run i of NEW)");
+  if (options.paired && b != n)
+    throw UsageError(fmt::format(
+        "--paired needs as many NEW runs as BASE runs (run i of each ran back to back): BASE has {}, NEW has {}", b, n));
+  // Pairs are made by name order; a stray or missing file would shift every later pair.
+  for (std::size_t i = 0; options.paired && i < b; ++i) {
+    const std::string base_file = std::filesystem::path(base.run_names[i]).filename().string();
+    const std::string next_file = std::filesystem::path(next.run_names[i]).filename().string();
+    if (base_file != next_file)
+      throw UsageError(fmt::format(
+          "--paired pairs runs by name order, and BASE run {} is '{}' while NEW run {} is '{}': name each pair "
+          "alike in both directories (run-01.json, run-02.json, ...)",
+          i + 1, base.run_names[i], i + 1, next.run_names[i]));
+  }
+}
+
+// "BASE report 'a.json' (12 results)" or "BASE runs in 'dir' (5 reports)".
+std::string side_label(const std::string& role, const ReportSet& set) {
+  if (set.runs.size() == 1)
+    return report_label(role, set.name) + " (" + std::to_string(set.runs.front()["results"].size()) + " results)";
+  return role + " runs in '" + set.name + "' (" + std::to_string(set.runs.size()) + " reports)";
 }
 
 json number_or_null(double value) { return std::isfinite(value) ? json(value) : json(); }
@@ -76,7 +127,8 @@ json to_json(const CompareResult& r) {
   const auto side = [](const ReportInfo& info) {
     return json{{"path", info.name},
                 {"tool_version", info.tool_version.empty() ? json() : json(info.tool_version)},
-                {"git_commit", info.git_commit.empty() ? json() : json(info.git_commit)}};
+                {"git_commit", info.git_commit.empty() ? json() : json(info.git_commit)},
+                {"runs", info.runs}};
   };
   return {{"metric",
            {{"name", r.metric.name},
@@ -86,6 +138,7 @@ json to_json(const CompareResult& r) {
           {"threshold", r.options.threshold},
           {"alpha", r.options.alpha},
           {"confidence", 1 - r.options.alpha},
+          {"paired", r.options.paired},
           {"base", side(r.base)},
           {"new", side(r.next)},
           {"configs", configs},
@@ -106,58 +159,63 @@ json to_json(const CompareResult& r) {
 
 CompareResult compare_reports(const json& base, const std::string& base_name, const json& next,
                               const std::string& next_name, const CompareOptions& options) {
+  return compare_report_sets({base_name, {base_name}, {base}}, {next_name, {next_name}, {next}}, options);
+}
+
+CompareResult compare_report_sets(const ReportSet& base, const ReportSet& next, const CompareOptions& options) {
   check_options(options);
-  validate_report(base, "BASE", base_name);
-  validate_report(next, "NEW", next_name);
+  check_run_sets(base, next, options);
+  for (std::size_t i = 0; i < base.runs.size(); ++i) validate_report(base.runs[i], "BASE", base.run_names[i]);
+  for (std::size_t i = 0; i < next.runs.size(); ++i) validate_report(next.runs[i], "NEW", next.run_names[i]);
+  const bool run_level = base.runs.size() > 1;
 
   CompareResult result;
   result.options = options;
   result.metric = find_compare_metric(options.metric);
-  result.base = info_of(base, base_name);
-  result.next = info_of(next, next_name);
-  result.warnings = environment_warnings(base, next);
+  result.base = info_of(base);
+  result.next = info_of(next);
+  result.warnings = environment_warnings(base.runs.front(), next.runs.front());
+  for (const auto& [set, role] : {std::pair{&base, "BASE"}, std::pair{&next, "NEW"}})
+    if (auto warning = mixed_provenance(*set, role)) result.warnings.push_back(*warning);
 
-  std::map<std::string, const json*> next_by_id;
-  for (const json& r : next["results"]) next_by_id[r["config_id"].get<std::string>()] = &r;
-  std::map<std::string, bool> in_base;
-
-  for (const json& base_result : base["results"]) {
-    const std::string id = base_result["config_id"];
-    in_base[id] = true;
-    const auto found = next_by_id.find(id);
-    if (found == next_by_id.end()) {
+  const std::vector<std::string> base_ids = config_ids(base), next_ids = config_ids(next);
+  for (const std::string& id : base_ids) {
+    const ConfigRuns base_runs = collect_config_runs(base, id, result.metric);
+    const ConfigRuns next_runs = collect_config_runs(next, id, result.metric);
+    if (!next_runs.present) {
       result.only_in_base.push_back(id);
       continue;
     }
-    const json& next_result = *found->second;
-    const bool base_ok = base_result["status"] == "ok", next_ok = next_result["status"] == "ok";
-    if (!base_ok || !next_ok) {
-      std::string reason;
-      if (!base_ok) reason = "BASE status " + status_of(base_result);
-      if (!next_ok) reason += (reason.empty() ? "" : "; ") + std::string("NEW status ") + status_of(next_result);
-      result.not_compared.push_back({id, reason});
-      continue;
+    if (run_level) {
+      RunLevelOutcome outcome = compare_config_runs(id, base, base_runs, next, next_runs, result.metric, options);
+      if (outcome.warning) result.warnings.push_back(*outcome.warning);
+      if (!outcome.comparison) {
+        result.not_compared.push_back({id, outcome.not_compared});
+        continue;
+      }
+      result.configs.push_back(std::move(*outcome.comparison));
+    } else {
+      const std::vector<double>& base_values = base_runs.values.front();
+      const std::vector<double>& next_values = next_runs.values.front();
+      if (base_values.empty() || next_values.empty()) {
+        std::string reason;
+        if (base_values.empty()) reason = "BASE " + base_runs.missing.front();
+        if (next_values.empty()) reason += (reason.empty() ? "" : "; ") + std::string("NEW ") + next_runs.missing.front();
+        result.not_compared.push_back({id, reason});
+        continue;
+      }
+      result.configs.push_back(compare_values(id, base_values, next_values, result.metric, options));
     }
-    const MetricValues base_values = metric_values(base_result, result.metric);
-    const MetricValues next_values = metric_values(next_result, result.metric);
-    if (base_values.values.empty() || next_values.values.empty()) {
-      std::string reason;
-      if (base_values.values.empty()) reason = "BASE has " + base_values.missing;
-      if (next_values.values.empty())
-        reason += (reason.empty() ? "" : "; ") + std::string("NEW has ") + next_values.missing;
-      result.not_compared.push_back({id, reason});
-      continue;
-    }
-    for (std::string& warning : workload_warnings(id, base_result, next_result)) result.warnings.push_back(warning);
-    result.configs.push_back(compare_values(id, base_values.values, next_values.values, result.metric, options));
+    if (base_runs.first_result != nullptr && next_runs.first_result != nullptr)  // both, once compared
+      for (std::string& warning : workload_warnings(id, *base_runs.first_result, *next_runs.first_result))
+        result.warnings.push_back(warning);
     const Verdict verdict = result.configs.back().verdict;
     if (verdict == Verdict::regression) ++result.regressions;
     if (verdict == Verdict::improvement) ++result.improvements;
   }
-  for (const json& next_result : next["results"]) {
-    const std::string id = next_result["config_id"];
+  const std::set<std::string> in_base(base_ids.begin(), base_ids.end());
+  for (const std::string& id : next_ids)
     if (!in_base.count(id)) result.only_in_next.push_back(id);
-  }
 
   if (result.configs.empty()) {
     std::string why;
@@ -165,9 +223,7 @@ CompareResult compare_reports(const json& base, const std::string& base_name, co
       why += "; " + result.not_compared[i].config_id + ": " + result.not_compared[i].reason;
     if (result.not_compared.size() > 3) why += "; ...";
     throw UsageError("nothing to compare: no config is \"ok\" with " + result.metric.name + " values in both " +
-                     report_label("BASE", base_name) + " (" + std::to_string(base["results"].size()) +
-                     " results) and " + report_label("NEW", next_name) + " (" + std::to_string(next["results"].size()) +
-                     " results)" + why);
+                     side_label("BASE", base) + " and " + side_label("NEW", next) + why);
   }
   result.regression = result.regressions > 0;
   result.json = to_json(result);

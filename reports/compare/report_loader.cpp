@@ -1,7 +1,10 @@
 #include "reports/compare/report_loader.h"
 
+#include <algorithm>
 #include <cmath>
+#include <filesystem>
 #include <set>
+#include <system_error>
 
 #include "config/errors.h"
 #include "io/atomic_file.h"
@@ -100,6 +103,31 @@ json load_report(const std::string& path, const std::string& role) {
   }
   validate_report(report, role, path);
   return report;
+}
+
+ReportSet load_report_set(const std::string& path, const std::string& role) {
+  namespace fs = std::filesystem;
+  ReportSet set;
+  set.name = path;
+  std::error_code error;
+  if (!fs::is_directory(path, error)) {
+    set.run_names.push_back(path);
+    set.runs.push_back(load_report(path, role));  // names the file when it does not exist
+    return set;
+  }
+  fs::directory_iterator entry(path, error), end;
+  for (; !error && entry != end; entry.increment(error)) {
+    std::error_code is_dir_error;  // a dangling link is listed here and named by load_report
+    if (entry->path().extension() == ".json" && !fs::is_directory(entry->path(), is_dir_error))
+      set.run_names.push_back(entry->path().string());
+  }
+  if (error) throw UsageError(role + " directory '" + path + "' cannot be read: " + error.message());
+  if (set.run_names.empty())
+    throw UsageError(role + " directory '" + path +
+                     "' holds no *.json reports: expected one gpubench report per run (run-01.json, run-02.json, ...)");
+  std::sort(set.run_names.begin(), set.run_names.end());
+  for (const std::string& name : set.run_names) set.runs.push_back(load_report(name, role));
+  return set;
 }
 
 }  // namespace gpubench

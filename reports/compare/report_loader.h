@@ -1,6 +1,7 @@
 #pragma once
 #include <nlohmann/json.hpp>
 #include <string>
+#include <vector>
 
 namespace gpubench {
 
@@ -12,6 +13,19 @@ inline constexpr int kCompareSchemaVersion = 1;
 // Throws UsageError "<role> report '<path>': <what is wrong>" when the file cannot be
 // read, is not JSON, or does not have that structure.
 nlohmann::json load_report(const std::string& path, const std::string& role = "report");
+
+// One side of a comparison: one report, or several runs of the same matrix.
+struct ReportSet {
+  std::string name;                    // the path given: a file or a directory
+  std::vector<std::string> run_names;  // each run's file
+  std::vector<nlohmann::json> runs;    // validated reports, in run_names order
+};
+
+// `path` a report file: a set of one run. A directory: every *.json directly in it, in
+// name order (run-01.json, run-02.json, ...: `compare --paired` pairs runs by that order),
+// each loaded as by load_report. Throws UsageError naming `role` and the path when it does
+// not exist, or a directory holds no *.json.
+ReportSet load_report_set(const std::string& path, const std::string& role);
 
 // Checks what compare relies on, throwing UsageError naming `role`, `name` (the path) and
 // the bad field: a JSON object; schema_version == 1; results an array of objects, each

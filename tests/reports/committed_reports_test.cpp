@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "bench/ceilings.h"
+#include "reports/compare/compare_reports.h"
 #include "reports/compare/report_loader.h"
 #include "support/schema_validation.h"
 
@@ -63,6 +64,35 @@ TEST(CommittedReports, TheCiBaselineHasTheConfigsCiPerfCheckRuns) {
   // scripts/ci-perf-check.sh's default GPUBENCH_CI_MATRIX.
   for (const char* config : {"mlp/cpu/fp32", "cnn/cpu/fp32", "transformer/cpu/fp32"})
     EXPECT_NE(std::find(ok.begin(), ok.end(), config), ok.end()) << config;
+}
+
+// The same-job runs behind the README's "What was measured": the verdicts quoted there
+// follow from the committed runs (a change to the run-level test that changes them shows).
+Verdict verdict_of(const CompareResult& result, const std::string& config_id) {
+  for (const ConfigComparison& c : result.configs)
+    if (c.config_id == config_id) return c.verdict;
+  ADD_FAILURE() << config_id << " not compared";
+  return Verdict::no_change;
+}
+
+CompareResult compare_committed_pairs(const std::string& example) {
+  const std::string dir = std::string(GPUBENCH_SOURCE_DIR) + "/reports/examples/perf-check/" + example;
+  CompareOptions options;
+  options.paired = true;
+  return compare_report_sets(load_report_set(dir + "/base", "BASE"), load_report_set(dir + "/head", "NEW"), options);
+}
+
+TEST(CommittedReports, SameJobExamplesGiveTheReadmesVerdicts) {
+  const CompareResult aa = compare_committed_pairs("aa-5-pairs-threads1");
+  EXPECT_EQ(aa.configs.size(), 3u);
+  EXPECT_FALSE(aa.regression);
+  EXPECT_EQ(aa.improvements, 0u);
+
+  const CompareResult ab = compare_committed_pairs("ab-10-pairs-threads1-sleep5ms");
+  EXPECT_EQ(verdict_of(ab, "mlp/cpu/fp32"), Verdict::regression);
+  EXPECT_EQ(verdict_of(ab, "transformer/cpu/fp32"), Verdict::regression);
+  EXPECT_EQ(verdict_of(ab, "cnn/cpu/fp32"), Verdict::no_change);
+  EXPECT_EQ(ab.base.runs, 10u);
 }
 
 }  // namespace

@@ -66,6 +66,12 @@ TEST(Flags, ListHelpVersionCompare) {
   EXPECT_EQ(c.command, CliOptions::Command::Compare);
   EXPECT_EQ(c.compare_base, "a.json");
   EXPECT_EQ(c.compare_threshold, "3%");
+  EXPECT_FALSE(c.compare_paired);
+  EXPECT_EQ(c.compare_alpha, 0.01);
+  const CliOptions runs = parse({"compare", "base-runs", "head-runs", "--paired", "--alpha", "0.05"});
+  EXPECT_TRUE(runs.compare_paired);
+  EXPECT_EQ(runs.compare_alpha, 0.05);
+  EXPECT_THROW(parse({"compare", "a", "b", "--alpha", "often"}), UsageError);
 }
 
 TEST(Flags, BadNumbersNameTheFlagTheValueAndTheRange) {

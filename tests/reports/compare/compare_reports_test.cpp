@@ -9,20 +9,10 @@ namespace gpubench {
 namespace {
 
 using nlohmann::json;
+using testing::expect_usage_error;
 using testing::failed_result;
 using testing::ok_result;
 using testing::step_times;
-
-// Throws UsageError containing `what`.
-template <typename Call>
-void expect_usage_error(Call call, const std::string& what) {
-  try {
-    call();
-    ADD_FAILURE() << "no UsageError; expected one containing: " << what;
-  } catch (const UsageError& error) {
-    EXPECT_NE(std::string(error.what()).find(what), std::string::npos) << error.what();
-  }
-}
 
 const ConfigComparison* find(const CompareResult& r, const std::string& id) {
   for (const ConfigComparison& c : r.configs)

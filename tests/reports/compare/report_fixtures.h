@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include "config/errors.h"
+
 namespace gpubench::testing {
 
 // `count` step times (ms), lognormal around `mean_ms` with coefficient of variation `cv`.
@@ -52,6 +54,17 @@ inline nlohmann::json report(const std::vector<nlohmann::json>& results, const n
   return {{"schema_version", 1}, {"tool", {{"name", "gpubench"}, {"version", "0.1.0"}, {"git_commit", "abc123"}}},
           {"env", env},          {"matrix", {{"spec", "all"}, {"preset", "quick"}}},
           {"results", results},  {"comparisons", nlohmann::json::array()}};
+}
+
+// Throws UsageError containing `what`.
+template <typename Call>
+void expect_usage_error(Call call, const std::string& what) {
+  try {
+    call();
+    ADD_FAILURE() << "no UsageError; expected one containing: " << what;
+  } catch (const UsageError& error) {
+    EXPECT_NE(std::string(error.what()).find(what), std::string::npos) << error.what();
+  }
 }
 
 // A file under the test temp dir, removed at scope exit.

@@ -2,6 +2,9 @@
 
 #include <gtest/gtest.h>
 
+#include <filesystem>
+#include <fstream>
+
 #include "config/errors.h"
 #include "report_fixtures.h"
 
@@ -135,6 +138,53 @@ TEST(LoadReport, BadMemoryValue) {
   json report = good_report();
   report["results"][0]["memory"]["host_peak_rss_bytes"] = "lots";
   expect_load_error("memory_string.json", report.dump(), "memory.host_peak_rss_bytes is a string (\"lots\")");
+}
+
+// A directory of runs: every *.json directly in it, in name order; nothing else.
+TEST(LoadReportSet, ADirectoryIsItsJsonFilesInNameOrder) {
+  namespace fs = std::filesystem;
+  const fs::path dir = fs::path(::testing::TempDir()) / "gpubench_report_set";
+  fs::remove_all(dir);
+  fs::create_directories(dir / "nested.json");
+  for (const char* name : {"run-02.json", "run-01.json", "run-03.json"}) std::ofstream(dir / name) << good_report().dump();
+  std::ofstream(dir / "summary.md") << "# not a report\n";
+  const ReportSet set = load_report_set(dir.string(), "BASE");
+  EXPECT_EQ(set.name, dir.string());
+  ASSERT_EQ(set.runs.size(), 3u);
+  EXPECT_EQ(set.run_names[0], (dir / "run-01.json").string());
+  EXPECT_EQ(set.run_names[2], (dir / "run-03.json").string());
+
+  std::ofstream(dir / "run-04.json") << "{";
+  try {
+    load_report_set(dir.string(), "BASE");
+    ADD_FAILURE() << "a broken run must be an error";
+  } catch (const UsageError& error) {
+    EXPECT_NE(std::string(error.what()).find("BASE report '" + (dir / "run-04.json").string() + "' is not valid JSON"),
+              std::string::npos)
+        << error.what();
+  }
+  fs::remove_all(dir);
+}
+
+TEST(LoadReportSet, AFileIsOneRunAndAnEmptyDirectoryIsAnError) {
+  const TempFile file("set_single.json", good_report().dump());
+  const ReportSet single = load_report_set(file.path(), "NEW");
+  EXPECT_EQ(single.runs.size(), 1u);
+  EXPECT_EQ(single.run_names[0], file.path());
+
+  namespace fs = std::filesystem;
+  const fs::path empty = fs::path(::testing::TempDir()) / "gpubench_empty_set";
+  fs::create_directories(empty);
+  try {
+    load_report_set(empty.string(), "NEW");
+    ADD_FAILURE() << "an empty directory must be an error";
+  } catch (const UsageError& error) {
+    EXPECT_NE(std::string(error.what()).find("NEW directory '" + empty.string() + "' holds no *.json reports"),
+              std::string::npos)
+        << error.what();
+  }
+  fs::remove_all(empty);
+  EXPECT_THROW(load_report_set("/nonexistent-gpubench-dir/x.json", "NEW"), UsageError);
 }
 
 }  // namespace

@@ -1,0 +1,134 @@
+// scripts/ci-perf-check.sh end to end: its bad input, and the same-job mode (base and head
+// builds interleaved, compared as pairs) on real quick runs: the same build passes, a build
+// with a known injected slowdown (hidden --test-step-delay-ms) fails with exit 1.
+// Registered RUN_SERIAL: another test on the other core would skew some runs only.
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <string>
+#include <sys/stat.h>
+
+#include "support/run_command.h"
+
+namespace gpubench {
+namespace {
+
+using test_support::run_command;
+
+const std::string kScript = std::string(GPUBENCH_SOURCE_DIR) + "/scripts/ci-perf-check.sh";
+
+// An executable wrapper that runs the matrix with `extra` flags after the script's own,
+// appending `name` to dir/order for each matrix run (`compare` runs as it is: the head
+// binary compares too).
+std::string wrapper(const std::string& dir, const std::string& name, const std::string& extra = "") {
+  const std::string path = dir + "/" + name;
+  std::ofstream(path) << "#!/bin/sh\n[ \"$1\" = compare ] && exec " << GPUBENCH_EXE << " \"$@\"\necho " << name
+                      << " >> " << dir << "/order\nexec " << GPUBENCH_EXE << " \"$@\" " << extra << "\n";
+  chmod(path.c_str(), 0755);
+  return path;
+}
+
+std::string read_text(const std::string& path) {
+  std::ifstream in(path);
+  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+}
+
+// One mlp config, one thread (GPUBENCH_CI_ARGS: less exposed to the rest of the
+// machine), 3 pairs.
+test_support::CommandResult same_job(const std::string& base_bin, const std::string& head_bin,
+                                     const std::string& out_dir) {
+  return run_command("GPUBENCH_CI_MATRIX=mlp/cpu/fp32 GPUBENCH_CI_ARGS='--threads 1' GPUBENCH=" + head_bin + " bash " +
+                     kScript + " --base-bin " + base_bin + " --runs 3 " + out_dir);
+}
+
+TEST(CiPerfCheck, BadInputIsExitTwoWithTheReason) {
+  const auto none = run_command("bash " + kScript);
+  EXPECT_EQ(none.exit_code, 2);
+  EXPECT_NE(none.output.find("usage:"), std::string::npos) << none.output;
+  const auto missing = run_command("bash " + kScript + " --base-bin /nonexistent/gpubench");
+  EXPECT_EQ(missing.exit_code, 2);
+  EXPECT_NE(missing.output.find("base binary '/nonexistent/gpubench' is not an executable file"), std::string::npos)
+      << missing.output;
+  const auto one_run = run_command("bash " + kScript + " --base-bin " + std::string(GPUBENCH_EXE) + " --runs 1");
+  EXPECT_EQ(one_run.exit_code, 2);
+  EXPECT_NE(one_run.output.find("--runs 1: the same-job check needs at least 2 runs a side"), std::string::npos)
+      << one_run.output;
+  const auto octal = run_command("bash " + kScript + " --base-bin " + std::string(GPUBENCH_EXE) + " --runs 08");
+  EXPECT_EQ(octal.exit_code, 2);
+  EXPECT_NE(octal.output.find("--runs '08' is not a whole number >= 1"), std::string::npos) << octal.output;
+  const auto both = run_command("bash " + kScript + " some.json --base-bin " + std::string(GPUBENCH_EXE));
+  EXPECT_EQ(both.exit_code, 2);
+  EXPECT_NE(both.output.find("give a BASELINE or --base-bin, not both"), std::string::npos) << both.output;
+  const auto help = run_command("bash " + kScript + " --help");
+  EXPECT_EQ(help.exit_code, 0);
+  EXPECT_NE(help.output.find("--base-bin BASE_GPUBENCH"), std::string::npos) << help.output;
+  const auto no_baseline = run_command("bash " + kScript + " /nonexistent/baseline.json");
+  EXPECT_EQ(no_baseline.exit_code, 2);
+  EXPECT_NE(no_baseline.output.find("baseline '/nonexistent/baseline.json' does not exist"), std::string::npos);
+  const auto stray = run_command("bash " + kScript + " --base-bin " + std::string(GPUBENCH_EXE) + " out extra");
+  EXPECT_EQ(stray.exit_code, 2);
+  EXPECT_NE(stray.output.find("unexpected argument 'extra' (compare flags go after --)"), std::string::npos)
+      << stray.output;
+  const std::string dir = test_support::make_temp_dir("perf-check-args");
+  const auto bad_args = run_command("GPUBENCH_CI_ARGS='--threads none' GPUBENCH=" + std::string(GPUBENCH_EXE) +
+                                    " bash " + kScript + " --base-bin " + std::string(GPUBENCH_EXE) + " " + dir);
+  EXPECT_EQ(bad_args.exit_code, 2);
+  EXPECT_NE(bad_args.output.find("refused its input (exit 2)"), std::string::npos) << bad_args.output;
+  EXPECT_NE(bad_args.output.find("--threads"), std::string::npos) << "gpubench's own message: " << bad_args.output;
+}
+
+TEST(CiPerfCheck, SameJobPassesTheSameBuildAndFailsAnInjectedSlowdown) {
+  const std::string dir = test_support::make_temp_dir("perf-check");
+  const std::string base = wrapper(dir, "base"), same = wrapper(dir, "head");
+  const std::string slow = wrapper(dir, "slow", "--test-step-delay-ms 15");
+
+  // A/A: alpha 0.01 leaves a 0.5% chance of a false regression; a load spike from outside
+  // the test run can add to it, so two chances. A gate that flags noise fails both.
+  test_support::CommandResult aa;
+  for (int attempt = 0; attempt < 2; ++attempt) {
+    aa = same_job(base, same, dir + "/aa");
+    if (aa.exit_code == 0) break;
+  }
+  EXPECT_EQ(aa.exit_code, 0) << aa.output;
+  EXPECT_NE(aa.output.find("### gpubench compare: no regression"), std::string::npos) << aa.output;
+  EXPECT_NE(aa.output.find("a paired (run i of BASE with run i of NEW) t-test"), std::string::npos) << aa.output;
+  for (const char* run : {"/aa/base/run-01.json", "/aa/base/run-03.json", "/aa/head/run-02.json"})
+    EXPECT_TRUE(std::ifstream(dir + run).good()) << run;
+  EXPECT_TRUE(std::ifstream(dir + "/aa/summary.md").good());
+  // ABBA: base,head then head,base, so that drift through the job is not one side's.
+  const std::string order = read_text(dir + "/order");
+  EXPECT_EQ(order.substr(order.size() - 30), "base\nhead\nhead\nbase\nbase\nhead\n") << order;
+  std::remove((dir + "/order").c_str());
+
+  const auto ab = same_job(base, slow, dir + "/ab");
+  EXPECT_EQ(ab.exit_code, 1) << ab.output;
+  EXPECT_NE(ab.output.find("**REGRESSION**"), std::string::npos) << ab.output;
+  EXPECT_NE(ab.output.find("| 3/3 |"), std::string::npos) << "three runs a side: " << ab.output;
+}
+
+TEST(CiPerfCheck, BaselineModeTakesAReportOrADirectoryOfRuns) {
+  const std::string dir = test_support::make_temp_dir("perf-check-baseline");
+  const std::string env = "GPUBENCH_CI_MATRIX=mlp/cpu/fp32 GPUBENCH_CI_ARGS='--threads 1' GPUBENCH=" +
+                          std::string(GPUBENCH_EXE) + " ";
+  // A baseline made here a moment ago, a threshold wide enough for one run a side.
+  ASSERT_EQ(run_command(env + "bash " + kScript + " --base-bin " + GPUBENCH_EXE + " --runs 2 " + dir + "/made").exit_code,
+            0);
+  const auto one = run_command(env + "bash " + kScript + " " + dir + "/made/base/run-01.json " + dir +
+                               "/one -- --threshold 50%");
+  EXPECT_EQ(one.exit_code, 0) << one.output;
+  EXPECT_NE(one.output.find("| n base/new |"), std::string::npos) << "per-step samples in single mode: " << one.output;
+  EXPECT_TRUE(std::ifstream(dir + "/one/current.json").good());
+
+  const auto runs = run_command(env + "bash " + kScript + " " + dir + "/made/base --runs 2 " + dir +
+                                "/runs -- --threshold 50%");
+  EXPECT_EQ(runs.exit_code, 0) << runs.output;
+  EXPECT_NE(runs.output.find("Welch's t-test on the log run values"), std::string::npos) << runs.output;
+  EXPECT_TRUE(std::ifstream(dir + "/runs/current/run-02.json").good());
+
+  const auto no_runs = run_command(env + "bash " + kScript + " " + dir + "/made/base " + dir + "/x");
+  EXPECT_EQ(no_runs.exit_code, 2);
+  EXPECT_NE(no_runs.output.find("is a directory of runs: give --runs N >= 2"), std::string::npos) << no_runs.output;
+}
+
+}  // namespace
+}  // namespace gpubench
