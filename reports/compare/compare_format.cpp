@@ -108,7 +108,9 @@ std::string rule_line(const CompareResult& r) {
   return fmt::format(
       "Rule: regression when the two-sided Mann-Whitney U test on the per-step samples gives p < {:g} and the {} of "
       "the change (Hodges-Lehmann) reaches {:g}% worse; improvement likewise; otherwise no change. Configs with "
-      "fewer than {} samples on a side are decided on the median change alone (threshold only).",
+      "fewer than {} samples on a side are decided on the median change alone (threshold only). One run a side "
+      "shows only the noise within a run; where whole runs differ more (shared machines), compare directories "
+      "of several runs a side.",
       r.options.alpha, ci_header(r), r.options.threshold * 100, r.options.min_samples);
 }
 

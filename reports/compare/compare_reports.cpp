@@ -175,8 +175,15 @@ CompareResult compare_report_sets(const ReportSet& base, const ReportSet& next, 
   result.base = info_of(base);
   result.next = info_of(next);
   result.warnings = environment_warnings(base.runs.front(), next.runs.front());
-  for (const auto& [set, role] : {std::pair{&base, "BASE"}, std::pair{&next, "NEW"}})
+  for (const auto& [set, role] : {std::pair{&base, "BASE"}, std::pair{&next, "NEW"}}) {
     if (auto warning = mixed_provenance(*set, role)) result.warnings.push_back(*warning);
+    // Runs of one side are meant to be repeats on one machine: say where they are not.
+    for (std::size_t i = 1; i < set->runs.size(); ++i)
+      for (std::string& warning :
+           environment_warnings(set->runs.front(), set->runs[i], fmt::format("{} run '{}'", role, set->run_names[0]),
+                                fmt::format("{} run '{}'", role, set->run_names[i])))
+        result.warnings.push_back(std::move(warning));
+  }
 
   const std::vector<std::string> base_ids = config_ids(base), next_ids = config_ids(next);
   for (const std::string& id : base_ids) {

@@ -33,16 +33,18 @@ json gpu_names(const json& report) {
 
 }  // namespace
 
-std::vector<std::string> environment_warnings(const json& base, const json& next) {
+std::vector<std::string> environment_warnings(const json& base, const json& next, const std::string& base_label,
+                                              const std::string& next_label) {
   std::vector<std::string> warnings;
   const bool base_env = base.contains("env") && base["env"].is_object();
   const bool next_env = next.contains("env") && next["env"].is_object();
-  if (!base_env) warnings.push_back("BASE has no env record: cannot check that both runs used the same machine");
-  if (!next_env) warnings.push_back("NEW has no env record: cannot check that both runs used the same machine");
+  const std::string no_env = " has no env record: cannot check that both runs used the same machine";
+  if (!base_env) warnings.push_back(base_label + no_env);
+  if (!next_env) warnings.push_back(next_label + no_env);
 
   const auto check = [&](const std::string& what, const json& a, const json& b) {
     if (a.is_null() && b.is_null()) return;
-    if (a != b) warnings.push_back(what + " differs: BASE " + shown(a) + ", NEW " + shown(b));
+    if (a != b) warnings.push_back(what + " differs: " + base_label + " " + shown(a) + ", " + next_label + " " + shown(b));
   };
   if (base_env && next_env) {
     check("GPU", gpu_names(base), gpu_names(next));

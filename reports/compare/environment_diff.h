@@ -11,7 +11,11 @@ namespace gpubench {
 // env.torch_version, env.torch_cuda, env.blas and matrix.preset. A field missing on one
 // side counts as a difference; missing on both is not checked. Reports with no env
 // record at all get one line saying so.
-std::vector<std::string> environment_warnings(const nlohmann::json& base, const nlohmann::json& next);
+// `base_label` / `next_label` name the two reports in the lines (runs of one side are
+// checked against each other too: "BASE run 'a/run-01.json'").
+std::vector<std::string> environment_warnings(const nlohmann::json& base, const nlohmann::json& next,
+                                              const std::string& base_label = "BASE",
+                                              const std::string& next_label = "NEW");
 
 // Differences in one config's workload (batch size, model shape...), e.g.
 // "mlp/cpu/fp32: workload.global_batch_size differs: BASE 256, NEW 512".

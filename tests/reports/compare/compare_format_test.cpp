@@ -54,6 +54,7 @@ TEST(FormatCompareTable, OneAlignedRowPerConfigWithVerdict) {
   const std::size_t at = line_of(text, "mlp/cpu/fp32").find("REGRESSION");
   EXPECT_EQ(line_of(text, "cnn/cpu/fp32").find("no change"), at);
   EXPECT_NE(text.find("99% CI"), std::string::npos);
+  EXPECT_NE(text.find("compare directories of several runs a side"), std::string::npos) << "the hint for CI gates";
   EXPECT_NE(text.find("Only in BASE (not compared):\n  transformer/cpu/fp32"), std::string::npos) << text;
   EXPECT_NE(text.find("Only in NEW (not compared):\n  cnn/cuda/fp32"), std::string::npos) << text;
   EXPECT_NE(text.find(

@@ -191,6 +191,14 @@ TEST(CompareRuns, RunsFromDifferentBuildsAreAWarning) {
       << r.warnings.back();
 }
 
+TEST(CompareRuns, RunsOfOneSideFromDifferentMachinesAreAWarning) {
+  ReportSet base = runs_of("base", 1, 3, 10, 0.02);
+  base.runs[2]["env"]["threads"] = 8;
+  const CompareResult r = compare_report_sets(base, runs_of("new", 2, 3, 10, 0.02), CompareOptions{});
+  ASSERT_EQ(r.warnings.size(), 1u);
+  EXPECT_EQ(r.warnings[0], "threads differs: BASE run 'base/run-01.json' 2, BASE run 'base/run-03.json' 8");
+}
+
 TEST(CompareRuns, OutputSaysRunsAndTheRunLevelRule) {
   CompareOptions options;
   options.paired = true;
