@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # CI performance gate: run the quick preset, compare, write a markdown summary, exit as
-# `gpubench compare` does (0 ok, 1 regression, 2 bad input, 3 compare failed). Two ways:
+# `gpubench compare` does (0 ok, 1 regression, 2 bad input, 3 compare failed); 2 also when
+# a matrix run could not be used (it crashed, or a config failed under --strict). Two ways:
 #
 #   scripts/ci-perf-check.sh BASELINE [--runs N] [OUT_DIR] [-- compare flags, e.g. --threshold 30%]
 #       This build against a committed baseline: a report (N = 1, the default: the
@@ -19,7 +20,7 @@
 # Paths are taken relative to the directory it is called from. Env: GPUBENCH_CI_MATRIX
 # (default: the three CPU fp32 configs), GPUBENCH_CI_ARGS (more matrix flags for every run,
 # split on whitespace, e.g. "--threads 1": on a 2-vCPU shared VM one thread cut mlp's
-# run-to-run spread from 15% to 3.5%), GPUBENCH (this build's binary, default the repo's
+# run-to-run spread from 11% to 3.3%), GPUBENCH (this build's binary, default the repo's
 # build/gpubench). The summary is appended to $GITHUB_STEP_SUMMARY when set.
 set -uo pipefail
 usage="usage: scripts/ci-perf-check.sh BASELINE [--runs N] [OUT_DIR] [-- compare flags]
@@ -27,7 +28,7 @@ usage="usage: scripts/ci-perf-check.sh BASELINE [--runs N] [OUT_DIR] [-- compare
 fail() { echo "ci-perf-check: $*" >&2; exit 2; }
 absolute() { [[ $1 == /* ]] && printf '%s' "$1" || printf '%s/%s' "$PWD" "$1"; }
 
-baseline="" base_bin="" runs="" out_dir="" compare_flags=()
+baseline="" base_bin="" runs="" out_dir="" compare_flags=() positionals=()
 while [[ $# -gt 0 ]]; do
   case $1 in
     -h | --help) echo "$usage"; exit 0 ;;
@@ -40,18 +41,18 @@ while [[ $# -gt 0 ]]; do
     --) shift; compare_flags=("$@"); break ;;
     -*) fail "unknown option '$1' (compare flags go after --)
 $usage" ;;
-    *)
-      if [[ -z $base_bin && -z $baseline ]]; then baseline=$(absolute "$1")
-      elif [[ -z $out_dir ]]; then out_dir=$(absolute "$1")
-      else fail "unexpected argument '$1' (compare flags go after --)
-$usage"
-      fi
-      shift ;;
+    *) positionals+=("$1"); shift ;;
   esac
 done
-[[ -n $base_bin || -n $baseline ]] || fail "$usage"
-[[ -n $base_bin && -n $baseline ]] && fail "give a BASELINE or --base-bin, not both
+# Positionals: BASELINE then OUT_DIR, or only OUT_DIR with --base-bin (wherever it came).
+[[ -z $base_bin && ${#positionals[@]} -gt 0 ]] && { baseline=$(absolute "${positionals[0]}"); positionals=("${positionals[@]:1}"); }
+if [[ -n $base_bin && ${#positionals[@]} -gt 0 && -f ${positionals[0]} ]]; then
+  fail "'${positionals[0]}' is a file: give a BASELINE or --base-bin, not both (with --base-bin the argument is OUT_DIR)"
+fi
+[[ ${#positionals[@]} -gt 0 ]] && out_dir=$(absolute "${positionals[0]}")
+[[ ${#positionals[@]} -gt 1 ]] && fail "unexpected argument '${positionals[1]}' (compare flags go after --)
 $usage"
+[[ -n $base_bin || -n $baseline ]] || fail "$usage"
 [[ -z $runs || $runs =~ ^[1-9][0-9]*$ ]] || fail "--runs '$runs' is not a whole number >= 1"
 if [[ -n $base_bin ]]; then
   runs=${runs:-5}
@@ -74,7 +75,8 @@ read -r -a extra_args <<< "${GPUBENCH_CI_ARGS:-}"
 mkdir -p "$out_dir" || fail "cannot create '$out_dir'"
 
 # One quick-preset run of `binary` into `report`. A failed config does not stop the check
-# (it is a row with its reason, and compare says so); bad input or a crash does.
+# (it is a row with its reason, and compare says so) unless GPUBENCH_CI_ARGS has --strict;
+# bad input or a crash does.
 run_matrix() {
   local binary=$1 report=$2
   rm -f "$report"  # never compare a report left by an earlier check
@@ -83,7 +85,10 @@ run_matrix() {
   local status=$?
   local command="'$binary --matrix $matrix --preset quick ${extra_args[*]:-}'"
   [[ $status -eq 2 ]] && fail "$command refused its input (exit 2)"
-  [[ $status -le 1 ]] || fail "$command died (exit $status)"
+  if [[ $status -eq 1 && " ${extra_args[*]:-} " == *" --strict "* ]]; then
+    fail "$command: a config failed (--strict); its reason is in '$report'"
+  fi
+  [[ $status -eq 0 ]] || fail "$command died (exit $status)"
   [[ -f $report ]] || fail "$command wrote no report '$report' (exit $status)"
 }
 

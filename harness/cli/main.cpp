@@ -1,6 +1,7 @@
 // gpubench: runs one real training workload under every configuration this machine can
 // run and reports what each technique buys. Exit codes: 0 ok; 1 regression (compare) or a
-// failed config with --strict; 2 usage or input error.
+// failed config with --strict, or an unexpected error; 2 usage or input error; 3 compare
+// itself failed (compare_command.h).
 #include <iostream>
 #include <vector>
 

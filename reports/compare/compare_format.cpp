@@ -96,10 +96,13 @@ std::string rule_line(const CompareResult& r) {
         "Rule: one value per run ({}); regression when {} t-test on the log run values gives p < {:g} "
         "and the worse end of the {} of the change reaches {:g}% worse; improvement likewise; otherwise no change. "
         "The change is the geometric mean ratio NEW/BASE{}. The spread between whole runs is the noise judged "
-        "here, so a machine that drifts between runs does not raise false alarms.",
+        "here{}.",
         r.metric.kind == MetricKind::single_value ? "the value itself" : "the median of its steps",
         r.options.paired ? "a paired (run i of BASE with run i of NEW)" : "Welch's", r.options.alpha, ci_header(r),
-        r.options.threshold * 100, r.options.paired ? " over the pairs" : "");
+        r.options.threshold * 100, r.options.paired ? " over the pairs" : "",
+        r.options.paired ? ", and pairs that ran back to back share the machine's drift"
+                         : "; a shift of the machine between when BASE and when NEW ran is not (pair the runs "
+                           "in one job for that: --paired)");
   if (r.metric.kind == MetricKind::single_value)
     return fmt::format(
         "Rule: one value per run, so no statistical test: regression when NEW/BASE is at least {:g}% "

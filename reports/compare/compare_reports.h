@@ -9,7 +9,7 @@
 
 // `gpubench compare BASE.json NEW.json`: which configs got slower, which faster, which
 // did not change beyond noise. Typical use (exit codes: 0 no regression, 1 regression,
-// 2 UsageError):
+// 2 UsageError, 3 any other failure of compare itself):
 //   const auto base = load_report(base_path, "BASE");
 //   const auto next = load_report(next_path, "NEW");
 //   const CompareResult result = compare_reports(base, base_path, next, next_path, options);

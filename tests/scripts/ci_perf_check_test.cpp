@@ -56,7 +56,7 @@ TEST(CiPerfCheck, BadInputIsExitTwoWithTheReason) {
   const auto octal = run_command("bash " + kScript + " --base-bin " + std::string(GPUBENCH_EXE) + " --runs 08");
   EXPECT_EQ(octal.exit_code, 2);
   EXPECT_NE(octal.output.find("--runs '08' is not a whole number >= 1"), std::string::npos) << octal.output;
-  const auto both = run_command("bash " + kScript + " some.json --base-bin " + std::string(GPUBENCH_EXE));
+  const auto both = run_command("bash " + kScript + " " + kScript + " --base-bin " + std::string(GPUBENCH_EXE));
   EXPECT_EQ(both.exit_code, 2);
   EXPECT_NE(both.output.find("give a BASELINE or --base-bin, not both"), std::string::npos) << both.output;
   const auto help = run_command("bash " + kScript + " --help");
