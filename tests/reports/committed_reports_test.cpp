@@ -83,7 +83,8 @@ CompareResult compare_committed_pairs(const std::string& example) {
 }
 
 TEST(CommittedReports, SameJobExamplesGiveTheReadmesVerdicts) {
-  for (const char* example : {"aa-5-pairs-threads1", "aa-8-pairs-mlp-threads2", "aa-8-pairs-mlp-threads1"}) {
+  for (const char* example : {"aa-5-pairs-threads1", "aa-5-pairs-threads2", "aa-8-pairs-mlp-threads2",
+                               "aa-8-pairs-mlp-threads1", "ab-5-pairs-threads1-sleep5ms"}) {
     SCOPED_TRACE(example);
     const CompareResult aa = compare_committed_pairs(example);
     EXPECT_FALSE(aa.configs.empty());
