@@ -5,22 +5,10 @@
 #include <stdexcept>
 
 #include "stats/student_t.h"
+#include "stats/summary.h"
 
 namespace gpubench {
 namespace {
-
-struct MeanVariance {
-  double mean = 0, variance = 0;  // sample variance (n - 1)
-};
-
-MeanVariance mean_variance(const std::vector<double>& values) {
-  MeanVariance mv;
-  for (double v : values) mv.mean += v;
-  mv.mean /= static_cast<double>(values.size());
-  for (double v : values) mv.variance += (v - mv.mean) * (v - mv.mean);
-  mv.variance /= static_cast<double>(values.size() - 1);
-  return mv;
-}
 
 std::vector<double> logs(const std::vector<double>& values) {
   std::vector<double> out;
@@ -58,12 +46,14 @@ LogTTest log_t_test(const std::vector<double>& base, const std::vector<double>& 
     if (x.size() != y.size()) throw std::invalid_argument("log_t_test: paired samples must have equal sizes");
     std::vector<double> differences(x.size());
     for (std::size_t i = 0; i < x.size(); ++i) differences[i] = y[i] - x[i];
-    const MeanVariance d = mean_variance(differences);
+    const Summary d = summarize(differences);  // stddev: the sample (n - 1) one
     const double n = static_cast<double>(differences.size());
-    return from_difference(d.mean, std::sqrt(d.variance / n), n - 1, confidence);
+    return from_difference(d.mean, d.stddev / std::sqrt(n), n - 1, confidence);
   }
-  const MeanVariance a = mean_variance(x), b = mean_variance(y);
-  const double va = a.variance / static_cast<double>(x.size()), vb = b.variance / static_cast<double>(y.size());
+  const Summary a = summarize(x), b = summarize(y);
+  // Squared standard errors of each side's mean.
+  const double va = a.stddev * a.stddev / static_cast<double>(x.size());
+  const double vb = b.stddev * b.stddev / static_cast<double>(y.size());
   // Welch-Satterthwaite degrees of freedom.
   const double denominator = va * va / static_cast<double>(x.size() - 1) + vb * vb / static_cast<double>(y.size() - 1);
   const double df = denominator > 0 ? (va + vb) * (va + vb) / denominator : static_cast<double>(x.size() + y.size() - 2);

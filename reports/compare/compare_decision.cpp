@@ -80,6 +80,20 @@ void decide_by_test(ConfigComparison& c, double worse_sign, const CompareOptions
   }
 }
 
+// Both sides summarized, and the change of medians.
+ConfigComparison summarized(const std::string& config_id, const std::vector<double>& base,
+                            const std::vector<double>& next) {
+  ConfigComparison c;
+  c.config_id = config_id;
+  c.base = summarize(base);
+  c.next = summarize(next);
+  if (c.base.median != 0) c.median_change = c.next.median / c.base.median - 1;
+  return c;
+}
+
+// The sign of a change for the worse: lower samples/s, higher step time or memory.
+double worse_sign_of(const CompareMetric& metric) { return metric.higher_is_better ? -1 : 1; }
+
 }  // namespace
 
 const char* to_string(Verdict verdict) {
@@ -113,12 +127,8 @@ const char* to_string(DecisionBasis basis) {
 ConfigComparison compare_values(const std::string& config_id, const std::vector<double>& base,
                                 const std::vector<double>& next, const CompareMetric& metric,
                                 const CompareOptions& options) {
-  ConfigComparison c;
-  c.config_id = config_id;
-  c.base = summarize(base);
-  c.next = summarize(next);
-  if (c.base.median != 0) c.median_change = c.next.median / c.base.median - 1;
-  const double worse_sign = metric.higher_is_better ? -1 : 1;  // sign of a change for the worse
+  ConfigComparison c = summarized(config_id, base, next);
+  const double worse_sign = worse_sign_of(metric);
 
   if (metric.kind == MetricKind::single_value) {
     decide_single_value(c, worse_sign, options);
@@ -145,12 +155,8 @@ ConfigComparison compare_runs(const std::string& config_id, const std::vector<do
                               const CompareOptions& options) {
   if (base_runs.size() < 2 || next_runs.size() < 2 || (options.paired && base_runs.size() != next_runs.size()))
     throw std::invalid_argument("compare_runs: need at least 2 runs a side (as many a side when paired)");
-  ConfigComparison c;
-  c.config_id = config_id;
-  c.base = summarize(base_runs);
-  c.next = summarize(next_runs);
-  if (c.base.median != 0) c.median_change = c.next.median / c.base.median - 1;
-  const double worse_sign = metric.higher_is_better ? -1 : 1;
+  ConfigComparison c = summarized(config_id, base_runs, next_runs);
+  const double worse_sign = worse_sign_of(metric);
   // A zero (no CUDA memory used on a side) has no log: the medians against the threshold.
   if (*std::min_element(base_runs.begin(), base_runs.end()) <= 0 ||
       *std::min_element(next_runs.begin(), next_runs.end()) <= 0) {

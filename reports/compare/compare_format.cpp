@@ -1,6 +1,7 @@
 #include "reports/compare/compare_format.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <cmath>
@@ -135,12 +136,6 @@ std::vector<std::string> notes(const CompareResult& r) {
   return lines;
 }
 
-std::string join(const std::vector<std::string>& items, const std::string& separator) {
-  std::string text;
-  for (const std::string& item : items) text += (text.empty() ? "" : separator) + item;
-  return text;
-}
-
 std::string format_table(const CompareResult& r) {
   std::vector<Row> rows{header_row(r)};
   for (const ConfigComparison& c : r.configs) rows.push_back(config_row(c, r.metric));
@@ -188,13 +183,13 @@ std::string format_markdown(const CompareResult& r) {
   out += "BASE `" + r.base.name + "`" + markdown_cell(provenance(r.base)) + "  \n";
   out += "NEW `" + r.next.name + "`" + markdown_cell(provenance(r.next)) + "\n\n";
   const Row header = header_row(r);
-  out += "| " + join(header, " | ") + " |\n|---|---:|---:|---:|---:|---:|---:|---|\n";
+  out += "| " + fmt::format("{}", fmt::join(header, " | ")) + " |\n|---|---:|---:|---:|---:|---:|---:|---|\n";
   for (const ConfigComparison& c : r.configs) {
     Row row = config_row(c, r.metric);
     for (std::string& cell : row) cell = markdown_cell(cell);
     row[0] = "`" + row[0] + "`";
     if (c.verdict != Verdict::no_change) row.back() = "**" + row.back() + "**";
-    out += "| " + join(row, " | ") + " |\n";
+    out += "| " + fmt::format("{}", fmt::join(row, " | ")) + " |\n";
   }
   const auto section = [&out](const std::string& title, const std::vector<std::string>& lines, bool code) {
     if (lines.empty()) return;

@@ -1,6 +1,7 @@
 #include "reports/compare/config_runs.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <set>
 #include <stdexcept>
@@ -40,10 +41,17 @@ std::vector<std::string> left_out(const std::string& role, const ReportSet& set,
   return lines;
 }
 
-std::string joined(const std::vector<std::string>& lines) {
-  std::string text;
-  for (const std::string& line : lines) text += (text.empty() ? "" : "; ") + line;
-  return text;
+// One value per usable run of `side` (with `paired`, a run whose pair in `other` has values
+// too); `used` says which runs those are.
+std::vector<double> usable_run_values(const ConfigRuns& side, const ConfigRuns& other, bool paired,
+                                      const CompareMetric& metric, std::vector<bool>& used) {
+  std::vector<double> values;
+  used.assign(side.values.size(), false);
+  for (std::size_t i = 0; i < side.values.size(); ++i) {
+    used[i] = !side.values[i].empty() && (!paired || !other.values[i].empty());
+    if (used[i]) values.push_back(run_value(side.values[i], metric));
+  }
+  return values;
 }
 
 }  // namespace
@@ -87,18 +95,9 @@ RunLevelOutcome compare_config_runs(const std::string& config_id, const ReportSe
                                     const CompareOptions& options) {
   if (options.paired && base.values.size() != next.values.size())
     throw std::invalid_argument("compare_config_runs: paired sides need as many runs each");
-  std::vector<bool> base_used(base.values.size()), next_used(next.values.size());
-  std::vector<double> base_runs, next_runs;
-  for (std::size_t i = 0; i < base_used.size(); ++i) {
-    const bool usable = !base.values[i].empty() && (!options.paired || !next.values[i].empty());
-    base_used[i] = usable;
-    if (usable) base_runs.push_back(run_value(base.values[i], metric));
-  }
-  for (std::size_t i = 0; i < next_used.size(); ++i) {
-    const bool usable = !next.values[i].empty() && (!options.paired || !base.values[i].empty());
-    next_used[i] = usable;
-    if (usable) next_runs.push_back(run_value(next.values[i], metric));
-  }
+  std::vector<bool> base_used, next_used;
+  const std::vector<double> base_runs = usable_run_values(base, next, options.paired, metric, base_used);
+  const std::vector<double> next_runs = usable_run_values(next, base, options.paired, metric, next_used);
   std::vector<std::string> dropped = left_out("BASE", base_set, base, base_used);
   for (std::string& line : left_out("NEW", next_set, next, next_used)) dropped.push_back(std::move(line));
 
@@ -107,16 +106,16 @@ RunLevelOutcome compare_config_runs(const std::string& config_id, const ReportSe
     outcome.not_compared =
         options.paired
             ? fmt::format("{} of {} run pairs have values on both sides, at least 2 are needed: {}", base_runs.size(),
-                          base_used.size(), joined(dropped))
+                          base_used.size(), fmt::join(dropped, "; "))
             : fmt::format("{} of {} BASE runs and {} of {} NEW runs have values, at least 2 a side are needed: {}",
-                          base_runs.size(), base_used.size(), next_runs.size(), next_used.size(), joined(dropped));
+                          base_runs.size(), base_used.size(), next_runs.size(), next_used.size(), fmt::join(dropped, "; "));
     return outcome;
   }
   outcome.comparison = compare_runs(config_id, base_runs, next_runs, metric, options);
   if (!dropped.empty())
     outcome.warning = fmt::format("{}: compared on {} of {} BASE runs and {} of {} NEW runs, left out: {}", config_id,
                                   base_runs.size(), base_used.size(), next_runs.size(), next_used.size(),
-                                  joined(dropped));
+                                  fmt::join(dropped, "; "));
   return outcome;
 }
 
