@@ -14,9 +14,6 @@ void synchronize(torch::Device device) {
   if (device.is_cuda()) torch::cuda::synchronize(device.index());
 }
 
-// Waits for a collective's completion, bounded (c10d's wait defaults to no timeout).
-void wait(const c10::intrusive_ptr<c10d::Work>& work) { work->wait(kCollectiveTimeout); }
-
 }  // namespace
 
 AllreduceRound::AllreduceRound(CollectiveGroup& group, int rank, int world, std::int64_t bytes, torch::Device device)
@@ -52,7 +49,7 @@ void AllreduceRound::line_up() {
   // previous result is not billed to the next all-reduce on another.
   token_.fill_(1);
   std::vector<torch::Tensor> tensors{token_};
-  wait(group_.allreduce(tensors));
+  wait_collective(group_, *group_.allreduce(tensors), kCollectiveTimeout);
   synchronize(device_);
 }
 
@@ -60,7 +57,7 @@ double AllreduceRound::all_reduce_timed() {
   synchronize(device_);  // the fill must not be billed to the all-reduce
   const auto start = std::chrono::steady_clock::now();
   std::vector<torch::Tensor> tensors{buffer_};
-  wait(group_.allreduce(tensors));
+  wait_collective(group_, *group_.allreduce(tensors), kCollectiveTimeout);
   synchronize(device_);
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
@@ -82,7 +79,7 @@ double AllreduceRound::run_one() {
 
 std::int64_t AllreduceRound::wrong_elements_all_ranks() {
   std::vector<torch::Tensor> tensors{torch::tensor({wrong_}, torch::kInt64).to(device_)};
-  wait(group_.allreduce(tensors));
+  wait_collective(group_, *group_.allreduce(tensors), kCollectiveTimeout);
   return tensors[0].to(torch::kCPU).item<std::int64_t>();
 }
 

@@ -37,7 +37,7 @@ AllreduceSession::~AllreduceSession() {
     // The peers are gone already; the bounded stop below reaps them.
   }
   for (auto& peer : peers_) peer->stop(kPeerExitGrace);
-  group_.reset();
+  shutdown_group(group_);
 }
 
 void AllreduceSession::send_batch(std::int64_t bytes, std::int64_t iterations) {
@@ -79,7 +79,10 @@ int run_allreduce_peer(const std::vector<std::string>& arguments) {
     auto group = make_collective_group(backend, store, rank, world);
     for (std::int64_t sequence = 0;; ++sequence) {
       const AllreduceCommand command = receive_command(*store, sequence);
-      if (command.stop) return 0;
+      if (command.stop) {
+        shutdown_group(group);
+        return 0;
+      }
       AllreduceRound round(*group, rank, world, command.bytes, device);
       for (std::int64_t i = 0; i < command.iterations; ++i) round.run_one();
       round.wrong_elements_all_ranks();

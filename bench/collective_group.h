@@ -7,11 +7,11 @@
 #include <torch/csrc/distributed/c10d/TCPStore.hpp>
 #include <torch/torch.h>
 
-#include "device/compat.h"
+#include "parallel/process_group.h"
 
 namespace gpubench::bench {
 
-using compat::CollectiveGroup;
+using gpubench::CollectiveGroup;
 
 // Every wait in a collective benchmark is bounded by this: rendezvous, each collective,
 // the peer's exit. A dead or wedged peer costs one benchmark this long, never a hang.

@@ -10,9 +10,7 @@
 #include "bench/cuda_availability.h"
 #include "bench/registrations.h"
 
-#if GPUBENCH_CUDART
 #include "bench/cuda_copy_buffers.h"
-#endif
 
 namespace gpubench::bench {
 namespace {
@@ -22,7 +20,6 @@ enum class Direction { HostToDevice, DeviceToHost, DeviceToDevice };
 // 4 KiB (latency-bound) to 1 GiB (bandwidth-bound), x16 apart.
 const std::vector<std::int64_t> kCopySizes = {4LL << 10, 64LL << 10, 1LL << 20, 16LL << 20, 256LL << 20, 1LL << 30};
 
-#if GPUBENCH_CUDART
 void measure_copies(benchmark::State& state, Direction direction, bool pinned) {
   const auto bytes = static_cast<std::size_t>(state.range(0));
   cuda_check(cudaSetDevice(0), "cudaSetDevice");
@@ -45,23 +42,17 @@ void measure_copies(benchmark::State& state, Direction direction, bool pinned) {
   }
   state.SetBytesProcessed(static_cast<std::int64_t>(bytes) * state.iterations());
 }
-#endif
 
 void copy_benchmark(benchmark::State& state, Direction direction, bool pinned) {
   if (auto reason = cudart_unavailable_reason()) {
     state.SkipWithError(reason->c_str());
     return;
   }
-#if GPUBENCH_CUDART
   try {
     measure_copies(state, direction, pinned);
   } catch (const std::exception& error) {  // out of memory for 1 GiB, a lost device: say so, go on
     state.SkipWithError(error.what());
   }
-#else
-  (void)direction;
-  (void)pinned;
-#endif
 }
 
 void register_copy(const std::string& name, Direction direction, bool pinned) {

@@ -3,6 +3,7 @@
 #include <torch/torch.h>
 
 #include "device/cuda_runtime.h"
+#include "device/torch_cuda.h"
 
 namespace gpubench::bench {
 
@@ -14,17 +15,11 @@ std::optional<std::string> cudart_unavailable_reason() {
 }
 
 std::optional<std::string> torch_cuda_unavailable_reason(int devices_needed) {
-  if (auto reason = cudart_unavailable_reason()) return reason;
-#if GPUBENCH_TORCH_CUDA
-  if (!torch::cuda::is_available()) return std::string("no CUDA device: LibTorch sees no CUDA device");
+  if (auto reason = gpubench::torch_cuda_unavailable_reason()) return reason;
   const auto count = static_cast<int>(torch::cuda::device_count());
   if (count < devices_needed)
     return "needs " + std::to_string(devices_needed) + " CUDA devices, found " + std::to_string(count);
   return std::nullopt;
-#else
-  (void)devices_needed;
-  return std::string("LibTorch was built without CUDA (gpubench GPUBENCH_TORCH_CUDA=0)");
-#endif
 }
 
 }  // namespace gpubench::bench

@@ -11,8 +11,8 @@ namespace gpubench::bench {
 // For benchmarks that need only the CUDA runtime (copies): the runtime's own reason.
 std::optional<std::string> cudart_unavailable_reason();
 
-// For benchmarks through LibTorch's CUDA (matmul, NCCL, CUDA training step): the machine's
-// reason first, then LibTorch's (a CPU-only LibTorch on a GPU machine), then too few devices.
+// For benchmarks through LibTorch's CUDA (matmul, NCCL, CUDA training step): LibTorch's
+// reason, then too few devices.
 std::optional<std::string> torch_cuda_unavailable_reason(int devices_needed = 1);
 
 }  // namespace gpubench::bench

@@ -1,5 +1,5 @@
 #pragma once
-// cudart-only helpers for the copy benchmarks; compiled only where GPUBENCH_CUDART.
+// cudart-only helpers for the copy benchmarks.
 #include <cstddef>
 #include <memory>
 

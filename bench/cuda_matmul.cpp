@@ -23,12 +23,21 @@ class Tf32Scope {
   bool previous_;
 };
 
+constexpr std::size_t kWarmupMatmuls = 2;
+
 }  // namespace
 
 void measure_cuda_matmul(benchmark::State& state, std::int64_t n, const MatmulPrecision& precision) {
   const torch::Device device(torch::kCUDA, 0);
   Tf32Scope tf32(precision.tf32);
   MatmulInputs inputs(n, precision.dtype, device);
+  // Untimed warm-up over every input set: the first matmul creates cuBLAS's handle and
+  // workspace and picks the kernel, which no timed iteration may pay for.
+  for (std::size_t i = 0; i < inputs.set_count() + kWarmupMatmuls; ++i) {
+    const auto& [a, b] = inputs.next();
+    at::mm_out(inputs.output(), a, b);
+  }
+  at::cuda::getCurrentCUDAStream().synchronize();
   // Timing events (the default flags of CUDAEvent disable timing).
   at::cuda::CUDAEvent start(cudaEventDefault), stop(cudaEventDefault);
   for (auto _ : state) {

@@ -1,5 +1,5 @@
 #pragma once
-// LibTorch-CUDA matmul measurement; compiled only where GPUBENCH_TORCH_CUDA.
+// LibTorch-CUDA matmul measurement.
 #include <cstdint>
 
 #include <benchmark/benchmark.h>

@@ -41,7 +41,6 @@ void add_context(int threads) {
   benchmark::AddCustomContext("gpubench_version", GPUBENCH_VERSION);
   benchmark::AddCustomContext("torch_version", TORCH_VERSION);
   benchmark::AddCustomContext("torch_threads", std::to_string(threads));
-  benchmark::AddCustomContext("gpubench_torch_cuda", GPUBENCH_TORCH_CUDA ? "1" : "0");
   const auto reason = bench::cudart_unavailable_reason();
   benchmark::AddCustomContext("cuda", reason ? *reason : "available");
 }

@@ -13,9 +13,7 @@
 #include "bench/matmul_precision.h"
 #include "bench/registrations.h"
 
-#if GPUBENCH_TORCH_CUDA
 #include "bench/cuda_matmul.h"
-#endif
 
 namespace gpubench::bench {
 namespace {
@@ -42,15 +40,11 @@ void cuda_matmul(benchmark::State& state, MatmulPrecision precision) {
     state.SkipWithError(reason->c_str());
     return;
   }
-#if GPUBENCH_TORCH_CUDA
   try {
     measure_cuda_matmul(state, state.range(0), precision);
   } catch (const std::exception& error) {  // out of memory, unsupported dtype: say so, go on
     state.SkipWithError(error.what());
   }
-#else
-  (void)precision;
-#endif
 }
 
 void register_matmul(const std::string& device, MatmulPrecision precision) {

@@ -10,7 +10,6 @@
 
 #include "bench/cuda_availability.h"
 #include "bench/registrations.h"
-#include "device/compat.h"
 #include "workloads/workload.h"
 
 namespace gpubench::bench {
@@ -46,7 +45,7 @@ void train_step_benchmark(benchmark::State& state, const std::string& device_nam
   torch::optim::Adam optimizer(model.module->parameters(), torch::optim::AdamOptions(1e-3));
   torch::Tensor loss;
   auto step = [&](std::size_t index) {
-    compat::zero_grad_to_none(optimizer);
+    optimizer.zero_grad();
     loss = workload->loss(model.forward(batches[index].first), batches[index].second);
     loss.backward();
     optimizer.step();

@@ -1,9 +1,34 @@
 # Every third-party dependency is found here, once, by find_package.
-# Torch: Debian's libtorch-dev by default; a pip torch works with
-#   -DCMAKE_PREFIX_PATH="$(python3 -c 'import torch;print(torch.utils.cmake_prefix_path)')"
-find_package(Torch REQUIRED)
+# Torch: the LibTorch inside the pinned pip torch (scripts/setup.sh installs it into .venv;
+# scripts/build.sh passes its prefix), built with CUDA 13.0, so the CUDA toolkit is needed too.
+find_package(Torch 2.11 REQUIRED)
+# TorchConfig finds its libraries with find_library, which searches the system directories
+# before its own: with Debian's libtorch-dev installed it would link that LibTorch under the
+# wheel's headers. Refuse a mix.
+get_filename_component(GPUBENCH_TORCH_ROOT "${TORCH_INSTALL_PREFIX}" REALPATH)
+get_filename_component(GPUBENCH_TORCH_LIBRARY "${TORCH_LIBRARY}" REALPATH)
+string(FIND "${GPUBENCH_TORCH_LIBRARY}" "${GPUBENCH_TORCH_ROOT}/" torch_library_at)
+if(NOT torch_library_at EQUAL 0)
+  message(FATAL_ERROR "LibTorch headers from ${GPUBENCH_TORCH_ROOT} but library ${TORCH_LIBRARY}: "
+    "put the torch root first in CMAKE_PREFIX_PATH (scripts/build.sh does)")
+endif()
 find_package(Threads REQUIRED)
 find_package(fmt REQUIRED)
+# LibTorch's include directory carries its own fmt (12, header files only; libtorch exports
+# none of its symbols), and as a -isystem directory it comes before the system's: a file
+# that sees LibTorch and includes <fmt/format.h> would compile against fmt 12 and link
+# Debian's libfmt 9. gpubench_fmt puts the found fmt's headers first (-I a directory with
+# only a link to them), so every file of ours uses the fmt it links.
+get_target_property(GPUBENCH_FMT_INCLUDE fmt::fmt INTERFACE_INCLUDE_DIRECTORIES)
+find_path(GPUBENCH_FMT_HEADERS fmt/format.h PATHS ${GPUBENCH_FMT_INCLUDE} NO_DEFAULT_PATH NO_CACHE)
+if(NOT GPUBENCH_FMT_HEADERS)
+  message(FATAL_ERROR "fmt::fmt's include directories (${GPUBENCH_FMT_INCLUDE}) have no fmt/format.h")
+endif()
+file(MAKE_DIRECTORY ${CMAKE_BINARY_DIR}/fmt-first)
+file(CREATE_LINK ${GPUBENCH_FMT_HEADERS}/fmt ${CMAKE_BINARY_DIR}/fmt-first/fmt SYMBOLIC)
+add_library(gpubench_fmt INTERFACE)
+target_include_directories(gpubench_fmt BEFORE INTERFACE ${CMAKE_BINARY_DIR}/fmt-first)
+target_link_libraries(gpubench_fmt INTERFACE fmt::fmt)
 find_package(nlohmann_json 3.9 REQUIRED)
 find_package(CLI11 REQUIRED)
 if(GPUBENCH_BUILD_TESTS)
@@ -12,7 +37,5 @@ endif()
 if(GPUBENCH_BUILD_BENCH)
   find_package(benchmark REQUIRED)
 endif()
-# Optional: the CUDA toolkit (cudart, CUPTI, NVTX3). Without it the GPU paths compile
-# as "unavailable" stubs and every GPU config is skipped with that reason.
-find_package(CUDAToolkit QUIET)
-
+# cudart, CUPTI, NVTX3 (GpubenchFeatures.cmake): the toolkit LibTorch's config already required.
+find_package(CUDAToolkit REQUIRED)

@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
-# The one prepared run for a lent GPU machine (../shared/device/README.md): build against
-# the machine's pip torch, run the test suite, then the GPU matrix and the whole matrix,
+# The one prepared run for a lent GPU machine (../shared/device/README.md): build what CI
+# builds (scripts/build.sh, against the machine's pip torch 2.11), run the test suite
+# (the gpu-labelled tests run for real there), then the GPU matrix and the whole matrix,
 # everything written under $OUT, every stage timed and bounded so the run ends within
 # BUDGET_S seconds (default 540) even when a stage hangs.
 #
 #   Here, once (dev machine with the Debian packages):   scripts/device-validate.sh prepare
-#     -> .deps/ (fmt, nlohmann-json, CLI11, GoogleTest, Google Benchmark, valijson)
+#     -> .deps/ (fmt, nlohmann-json, CLI11, GoogleTest, Google Benchmark, valijson, Gloo's headers)
 #   There (carry .deps, run timeout ~600 s):             OUT=/path scripts/device-validate.sh
 #     -> $OUT/log (everything), $OUT/stages.tsv (stage, exit code, seconds),
 #        $OUT/ceilings-gpu.json (+ .benchmark.json), $OUT/report-gpu-default.{json,md},
@@ -25,16 +26,16 @@ if [[ ${1:-} == prepare ]]; then
   pack=${PACK_DEPS:-../shared/device/pack-deps.sh}
   [[ -x $pack ]] || { echo "device-validate: $pack not found (set PACK_DEPS)" >&2; exit 2; }
   "$pack" .deps
-  # Header-only, no CMake config, not in pack-deps' list: the report schema tests need it.
-  if dpkg -s libvalijson-dev >/dev/null 2>&1; then
-    dpkg -L libvalijson-dev | while read -r f; do
+  # Headers without a CMake config, not in pack-deps' list: valijson (the report schema
+  # tests) and Gloo's (c10d's ProcessGroupGloo.hpp; harness/parallel/gloo_group.cpp).
+  for package in libvalijson-dev libgloo-dev; do
+    dpkg -s "$package" >/dev/null 2>&1 || { echo "device-validate: $package is not installed here (scripts/setup.sh)" >&2; exit 2; }
+    dpkg -L "$package" | while read -r f; do
       [[ -f $f && $f == /usr/include/* ]] || continue
       mkdir -p ".deps$(dirname "$f")"
       cp -a "$f" ".deps$f"
     done
-  else
-    echo "device-validate: warning: libvalijson-dev is not installed: schema tests will not build there" >&2
-  fi
+  done
   du -sh .deps
   exit 0
 fi
@@ -114,7 +115,7 @@ export -f facts
 export OUT
 # shellcheck disable=SC2016  # expanded by the inner bash
 stage facts 30 90 bash -c 'facts >"$OUT/facts.txt" 2>&1; cat "$OUT/facts.txt"'
-stage build 300 30 scripts/build-with-pip-torch.sh
+stage build 300 30 env PYTHON=python3 scripts/build.sh
 if [[ -x $build_dir/gpubench ]]; then
   grep -ho -- '-D_GLIBCXX_USE_CXX11_ABI=[01]' "$build_dir/build.ninja" | sort | uniq -c >>"$OUT/facts.txt" || true
   [[ -d .deps/usr ]] && export LD_LIBRARY_PATH="$PWD/.deps/usr/lib/x86_64-linux-gnu${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"

@@ -1,30 +1,47 @@
 #!/usr/bin/env bash
 # Installs everything gpubench needs to build and test on Debian 12 (idempotent; run as
-# root or with sudo). The CUDA toolkit is optional: where /usr/local/cuda exists, the GPU
-# paths are compiled against it; without a driver they skip with the runtime's reason.
+# root or with sudo): the Debian build dependencies, and LibTorch as the pinned PyPI torch
+# wheel (CUDA 13.0 build, with its nvidia-* libraries) in the project's own .venv/.
+# The CUDA 13 toolkit (nvcc, cudart, CUPTI, NVTX3) must be at CUDA_HOME (/usr/local/cuda):
+# LibTorch's CMake config needs it; without a driver, GPU configs skip with LibTorch's reason.
 set -euo pipefail
+cd "$(dirname "$0")/.."
+
+# The one LibTorch the project builds against, here, in CI and on the GPU machine.
+torch_pin=2.11.0
 packages=(
   g++ cmake ninja-build git
-  libtorch-dev libgloo-dev        # LibTorch 1.13 (CPU) with c10d; Gloo headers for DDP on CPU
-  libopenblas0-openmp             # Debian's reference BLAS is ~18x slower for fp32 training
+  python3 python3-venv            # .venv for the torch wheel
+  libgloo-dev                     # Gloo's headers for c10d's ProcessGroupGloo (the wheel has none; see harness/parallel/gloo_group.cpp)
   nlohmann-json3-dev libfmt-dev libcli11-dev
   libgtest-dev libgmock-dev googletest libbenchmark-dev
   libvalijson-dev                 # JSON Schema validation of reports in the tests
-  python3 python3-matplotlib      # scripts/plot_report.py
+  python3-matplotlib              # scripts/plot_report.py
 )
 missing=()
 for p in "${packages[@]}"; do
   dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
 done
 if ((${#missing[@]})); then
-  SUDO=""; [[ $(id -u) -ne 0 ]] && SUDO="sudo"
+  SUDO=""
+  [[ $(id -u) -ne 0 ]] && SUDO="sudo"
   echo "setup: installing ${missing[*]}" >&2
   $SUDO apt-get update -qq
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
-# OpenBLAS must be the BLAS LibTorch loads (alternatives pick it by priority; say so if not).
-blas=$(readlink -f /usr/lib/x86_64-linux-gnu/libblas.so.3 || true)
-case "$blas" in
-  *openblas*) ;;
-  *) echo "setup: warning: libblas.so.3 resolves to '$blas', not OpenBLAS: CPU fp32 numbers will be slow" >&2 ;;
-esac
+
+cuda_home=${CUDA_HOME:-/usr/local/cuda}
+if [[ ! -x $cuda_home/bin/nvcc ]]; then
+  echo "setup: no CUDA toolkit at CUDA_HOME=$cuda_home (expected bin/nvcc): install the CUDA 13 toolkit there, or set CUDA_HOME" >&2
+  exit 2
+fi
+
+# Debian's python3, not whatever python3 is first on PATH: the venv must not depend on a
+# user's interpreter manager.
+venv=.venv
+if ! "$venv/bin/python" -c "import torch, sys; sys.exit(torch.__version__.split('+')[0] != '$torch_pin')" 2>/dev/null; then
+  echo "setup: installing torch==$torch_pin (LibTorch with CUDA 13.0, ~4.5 GB) into $venv" >&2
+  /usr/bin/python3 -m venv "$venv"
+  "$venv/bin/pip" install --quiet --disable-pip-version-check "torch==$torch_pin"
+fi
+"$venv/bin/python" -c 'import torch; print(f"setup: torch {torch.__version__} (CUDA {torch.version.cuda}) in .venv")' >&2

@@ -6,15 +6,13 @@
 
 #include <torch/torch.h>
 
-#if GPUBENCH_TORCH_CUDA
 #include <torch/nn/parallel/data_parallel.h>
-#endif
 
 namespace gpubench {
 
 // A workload's network, type-erased for the trainer: the module (parameters, to(),
 // save/load) and its forward. Models are torch::nn::Cloneable so that DataParallel can
-// replicate them; `data_parallel_forward` is set only where LibTorch has CUDA.
+// replicate them (`data_parallel_forward`, CUDA devices only).
 struct Model {
   std::shared_ptr<torch::nn::Module> module;
   std::function<torch::Tensor(const torch::Tensor&)> forward;
@@ -28,13 +26,11 @@ Model wrap_model(Holder holder) {
   Model model;
   model.module = holder.ptr();
   model.forward = [holder](const torch::Tensor& input) mutable { return holder->forward(input); };
-#if GPUBENCH_TORCH_CUDA
   model.data_parallel_forward = [holder](const torch::Tensor& input, const std::vector<torch::Device>& devices) mutable {
     // Replicates the module onto every device each call: LibTorch's data_parallel is
     // known to be slow for this reason, and the report shows it rather than hiding it.
     return torch::nn::parallel::data_parallel(holder, input, devices, devices.front());
   };
-#endif
   return model;
 }
 

@@ -1,16 +1,25 @@
-// Compiled only where LibTorch has CUDA (GPUBENCH_TORCH_CUDA); syntax-checked elsewhere.
-// The stats struct's type moved between versions (c10::cuda::CUDACachingAllocator::DeviceStats
-// in 1.13, c10::CachingDeviceAllocator::DeviceStats in 2.x): only `auto` names it, and
-// index 0 of each StatArray is the aggregate pool in both.
+// Index 0 of each StatArray is the aggregate pool (all block sizes).
 #include "device/cuda_memory_stats.h"
 
+#include <ATen/Context.h>
 #include <c10/core/Device.h>
 #include <c10/cuda/CUDACachingAllocator.h>
 
 namespace gpubench {
+namespace {
+
+// The caching allocator is set up lazily, by LibTorch's first CUDA use: before that, its
+// stats calls fail ("Invalid device argument 0: did you call init?"). Idempotent and cheap
+// once done; throws LibTorch's reason where there is no device.
+c10::DeviceIndex initialised_device(int device) {
+  at::globalContext().lazyInitDevice(c10::DeviceType::CUDA);
+  return static_cast<c10::DeviceIndex>(device);
+}
+
+}  // namespace
 
 CudaAllocatorStats cuda_allocator_stats(int device) {
-  const auto stats = c10::cuda::CUDACachingAllocator::getDeviceStats(static_cast<c10::DeviceIndex>(device));
+  const auto stats = c10::cuda::CUDACachingAllocator::getDeviceStats(initialised_device(device));
   constexpr std::size_t kAggregate = 0;
   CudaAllocatorStats out;
   out.device = device;
@@ -22,7 +31,7 @@ CudaAllocatorStats cuda_allocator_stats(int device) {
 }
 
 void reset_cuda_peak_stats(int device) {
-  c10::cuda::CUDACachingAllocator::resetPeakStats(static_cast<c10::DeviceIndex>(device));
+  c10::cuda::CUDACachingAllocator::resetPeakStats(initialised_device(device));
 }
 
 void empty_cuda_cache() { c10::cuda::CUDACachingAllocator::emptyCache(); }

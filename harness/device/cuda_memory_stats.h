@@ -1,7 +1,6 @@
 #pragma once
 // The CUDA caching allocator's statistics (LibTorch's torch.cuda.memory_stats in C++).
-// Compiled only where LibTorch has CUDA (cuda_memory_stats.cpp); this header has no CUDA
-// includes so that CPU-only code may name the functions inside #if GPUBENCH_TORCH_CUDA.
+// This header has no CUDA includes, so code built for the CPU paths may include it.
 #include <cstdint>
 #include <functional>
 #include <vector>

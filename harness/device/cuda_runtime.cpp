@@ -1,15 +1,11 @@
 #include "device/cuda_runtime.h"
 
-#if GPUBENCH_CUDART
 #include <cuda_runtime_api.h>
-#endif
 
 namespace gpubench {
 
 CudaRuntimeInfo query_cuda_runtime() {
   CudaRuntimeInfo info;
-#if GPUBENCH_CUDART
-  info.compiled = true;
   cudaRuntimeGetVersion(&info.runtime_version);
   cudaDriverGetVersion(&info.driver_version);  // 0 when no driver is installed
   int count = 0;
@@ -30,9 +26,6 @@ CudaRuntimeInfo query_cuda_runtime() {
     if (cudaGetDeviceProperties(&props, index) != cudaSuccess) continue;
     info.devices.push_back({props.name, static_cast<std::uint64_t>(props.totalGlobalMem), props.major, props.minor});
   }
-#else
-  info.reason = "no CUDA device: gpubench was built without the CUDA toolkit";
-#endif
   return info;
 }
 

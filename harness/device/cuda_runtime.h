@@ -15,7 +15,6 @@ struct GpuInfo {
 // libraries), so it builds and runs on every machine with the toolkit: without a driver
 // it reports the runtime's own error text as the reason.
 struct CudaRuntimeInfo {
-  bool compiled = false;  // built against the CUDA toolkit
   bool available = false;
   int device_count = 0;
   int runtime_version = 0, driver_version = 0;

@@ -9,7 +9,10 @@
 #include <set>
 #include <thread>
 
+#include <ATen/Version.h>
 #include <torch/torch.h>
+
+#include "device/torch_cuda.h"
 #include <torch/version.h>
 
 namespace gpubench {
@@ -39,8 +42,6 @@ std::string os_description() {
 // CUPTI needs a driver and a device; without them say so once here (the collector on a
 // CUDA config records its own status, including another profiler holding CUPTI).
 nlohmann::json cupti_availability(const CudaRuntimeInfo& cuda) {
-  const bool compiled = GPUBENCH_CUPTI;
-  if (!compiled) return {{"compiled", false}, {"status", "unavailable"}, {"reason", "built without CUPTI"}};
   if (!cuda.available) return {{"compiled", true}, {"status", "unavailable"}, {"reason", cuda.reason}};
   return {{"compiled", true}, {"status", "per_config"}, {"reason", "collected on CUDA configs: see results[].cupti"}};
 }
@@ -57,13 +58,23 @@ std::string loaded_blas() {
     const auto slash = line.find('/');
     if (slash == std::string::npos) continue;
     const std::string path = line.substr(slash);
-    if (path.find("blas") == std::string::npos && path.find("mkl_core") == std::string::npos) continue;
+    const std::string file = path.substr(path.rfind('/') + 1);
+    // CPU BLAS only: LibTorch's CUDA libraries map cuBLAS too.
+    const bool cpu_blas = (file.find("blas") != std::string::npos && file.find("cublas") == std::string::npos) ||
+                          file.find("mkl_core") != std::string::npos;
+    if (!cpu_blas) continue;
     char resolved[PATH_MAX];
     found.insert(realpath(path.c_str(), resolved) ? resolved : path);
   }
   std::string text;
   for (const auto& path : found) text += (text.empty() ? "" : ", ") + path;
-  return text.empty() ? "none found in /proc/self/maps" : text;
+  if (!text.empty()) return text;
+  // Not a library of its own: the pip wheel links MKL into libtorch_cpu (BLAS_INFO=mkl).
+  const std::string config = at::show_config();
+  const auto key = config.find("BLAS_INFO=");
+  if (key == std::string::npos) return "none found in /proc/self/maps nor in LibTorch's build config";
+  const auto value = key + std::string("BLAS_INFO=").size();
+  return config.substr(value, config.find_first_of(", \n", value) - value) + " (linked into LibTorch)";
 }
 
 nlohmann::json to_json(const CudaRuntimeInfo& cuda) {
@@ -72,7 +83,7 @@ nlohmann::json to_json(const CudaRuntimeInfo& cuda) {
     devices.push_back({{"name", gpu.name},
                        {"memory_bytes", gpu.memory_bytes},
                        {"compute_capability", std::to_string(gpu.compute_major) + "." + std::to_string(gpu.compute_minor)}});
-  return {{"compiled", cuda.compiled},
+  return {{"compiled", true},  // every build links cudart
           {"available", cuda.available},
           {"reason", cuda.reason},
           {"device_count", cuda.device_count},
@@ -90,7 +101,8 @@ nlohmann::json record_environment(const CudaRuntimeInfo& cuda) {
           {"threads", at::get_num_threads()},
           {"interop_threads", at::get_num_interop_threads()},
           {"torch_version", TORCH_VERSION},
-          {"torch_cuda", static_cast<bool>(GPUBENCH_TORCH_CUDA)},
+          {"torch_cuda", true},
+          {"torch_build", torch_build_versions()},
           {"blas", loaded_blas()},
           {"cuda", to_json(cuda)},
           {"cupti", cupti_availability(cuda)},

@@ -12,7 +12,9 @@ namespace gpubench {
 // availability with the runtime's reason, compiler, OS.
 nlohmann::json record_environment(const CudaRuntimeInfo& cuda);
 
-// The BLAS library this process has mapped (resolved path, e.g. .../openblas-openmp/libblas.so.3).
+// The CPU BLAS LibTorch uses: the library this process has mapped (resolved path, e.g.
+// .../openblas-openmp/libblas.so.3), else the one LibTorch's build config names, linked in
+// ("mkl (linked into LibTorch)" for the pip wheel).
 std::string loaded_blas();
 
 nlohmann::json to_json(const CudaRuntimeInfo& cuda);

@@ -64,7 +64,10 @@ DdpSession::~DdpSession() {
   reducer_.reset();
   // A group with a failed or pending collective may block its destructor on a dead peer
   // until the backend's own timeout: leave it to the process exit instead.
-  if (failed_) (void)group_.release();
+  if (failed_)
+    (void)group_.release();
+  else
+    shutdown_group(group_);
 }
 
 std::chrono::milliseconds DdpSession::timeout() const {
@@ -117,7 +120,7 @@ void DdpSession::broadcast_from_rank0(torch::nn::Module& module) {
   for (auto& tensor : tensors) {
     std::vector<at::Tensor> one = {tensor};
     try {
-      group_->broadcast(one)->wait(timeout());
+      wait_collective(*group_, *group_->broadcast(one), timeout());
     } catch (const std::exception& error) {
       mark_failed();
       throw std::runtime_error("rank " + std::to_string(env_.rank) + " of " + std::to_string(env_.world_size) +

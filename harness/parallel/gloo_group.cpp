@@ -1,5 +1,12 @@
-// Compiled where this LibTorch ships Gloo's headers (Debian's does, with libgloo-dev; the
-// pip wheel may not): harness/parallel/CMakeLists.txt picks this file or gloo_stub.cpp.
+// c10d's ProcessGroupGloo, with Gloo's headers from Debian's libgloo-dev (gloo 5b14351,
+// 2022): the torch wheel ships none, and LibTorch 2.11 was built with a newer Gloo
+// (3135b0b, 2025) whose Store, Context and Pair differ in vtable and layout. This file
+// stays sound because it touches no Gloo class itself: it calls only ProcessGroupGloo's
+// out-of-line factories and constructor (compiled into libtorch_cpu with LibTorch's own
+// Gloo), holds Gloo devices through shared_ptr, and uses the group through c10d::Backend's
+// virtual interface. So: never link or preload Debian's libgloo (libtorch_cpu exports its
+// own gloo:: symbols), never construct a GlooStore or touch gloo::Context, and include
+// ProcessGroupGloo.hpp nowhere else. tests/harness/parallel checks the object file for it.
 #include "parallel/process_group.h"
 
 
@@ -25,8 +32,6 @@ std::shared_ptr<::gloo::transport::Device> gloo_device(bool all_ranks_local) {
 }
 
 }  // namespace
-
-std::optional<std::string> gloo_unavailable_reason() { return std::nullopt; }
 
 c10::intrusive_ptr<CollectiveGroup> make_gloo_group(const GroupRequest& request) {
   auto options = c10d::ProcessGroupGloo::Options::create(request.timeout);

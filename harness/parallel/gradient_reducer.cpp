@@ -104,7 +104,7 @@ void GradientReducer::launch(Bucket& bucket) {
 void GradientReducer::wait(std::size_t index) {
   Bucket& bucket = buckets_[index];
   try {
-    bucket.work->wait(options_.timeout);
+    wait_collective(group_, *bucket.work, options_.timeout);
     if (!options_.completion_callback_is_exact) {
       torch::cuda::synchronize();
       bucket.completed_ns->store(Clock::now().time_since_epoch().count());

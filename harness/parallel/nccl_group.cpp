@@ -1,5 +1,3 @@
-// Compiled only where LibTorch has CUDA (GPUBENCH_TORCH_CUDA); syntax-checked elsewhere
-// (tests/harness/parallel/CMakeLists.txt).
 #include "parallel/process_group.h"
 
 #include <dlfcn.h>

@@ -22,7 +22,7 @@ std::optional<std::string> nccl_header_mismatch(int header_code, std::optional<i
   return "gpubench was compiled against nccl.h of NCCL " + header.to_string() + " but LibTorch loaded NCCL " +
          loaded.to_string() +
          ": c10d's NCCL options would not match (memory corruption), so no NCCL group is created. Rebuild with "
-         "scripts/build-with-pip-torch.sh (it uses the nccl.h of torch's own nvidia-nccl wheel) or pass "
+         "scripts/build.sh (it uses the nccl.h of torch's own nvidia-nccl wheel) or pass "
          "-DGPUBENCH_NCCL_INCLUDE_DIR=<the include directory of NCCL " +
          loaded.to_string() + ">";
 }

@@ -8,7 +8,7 @@ namespace gpubench {
 // them from the nccl.h it was compiled with, libtorch_cuda fills them from the NCCL it was
 // built with. The two must agree or the options object is overrun. What can be checked at
 // run time is the NCCL library loaded, which is normally the one LibTorch was built with
-// (a pip torch pins its nvidia-nccl wheel; scripts/build-with-pip-torch.sh warns when the
+// (a pip torch pins its nvidia-nccl wheel; scripts/build.sh warns when the
 // installed wheel differs). This is the check nccl_group.cpp makes before creating a
 // group (pure, so it is tested without a GPU).
 

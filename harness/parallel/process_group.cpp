@@ -1,29 +1,45 @@
 #include "parallel/process_group.h"
 
 #include <stdexcept>
+#include <thread>
 
 namespace gpubench {
 
 std::string backend_for(const torch::Device& device) { return device.is_cuda() ? "nccl" : "gloo"; }
 
 std::optional<std::string> backend_unavailable_reason(const std::string& backend) {
-  if (backend == "gloo") return gloo_unavailable_reason();
-  if (backend == "nccl") {
-#if GPUBENCH_TORCH_CUDA
-    return std::nullopt;
-#else
-    return std::string("NCCL needs a LibTorch with CUDA; this build's LibTorch is CPU-only");
-#endif
-  }
+  if (backend == "gloo" || backend == "nccl") return std::nullopt;
   return "unknown collective backend '" + backend + "': expected gloo or nccl";
 }
 
 c10::intrusive_ptr<CollectiveGroup> make_process_group(const GroupRequest& request) {
   if (auto reason = backend_unavailable_reason(request.backend)) throw std::runtime_error(*reason);
-#if GPUBENCH_TORCH_CUDA
   if (request.backend == "nccl") return make_nccl_group(request);
-#endif
   return make_gloo_group(request);
+}
+
+void shutdown_group(c10::intrusive_ptr<CollectiveGroup>& group) noexcept {
+  if (!group) return;
+  try {
+    group->shutdown();
+  } catch (...) {
+  }
+  group.reset();
+}
+
+void wait_collective(const CollectiveGroup& group, c10d::Work& work, std::chrono::milliseconds timeout) {
+  if (group.getBackendName() != "nccl") {
+    work.wait(timeout);
+    return;
+  }
+  const auto deadline = std::chrono::steady_clock::now() + timeout;
+  while (!work.isCompleted()) {  // an event query per check; completes on error too
+    if (std::chrono::steady_clock::now() >= deadline)
+      throw std::runtime_error("the " + group.getBackendName() + " collective did not complete within " +
+                               std::to_string(timeout.count()) + " ms");
+    std::this_thread::yield();
+  }
+  work.wait();
 }
 
 }  // namespace gpubench

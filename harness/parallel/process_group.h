@@ -3,15 +3,15 @@
 #include <optional>
 #include <string>
 
+#include <torch/csrc/distributed/c10d/Backend.hpp>
 #include <torch/csrc/distributed/c10d/Store.hpp>
 #include <torch/csrc/distributed/c10d/Work.hpp>
 #include <torch/torch.h>
 
-#include "device/compat.h"
-
 namespace gpubench {
 
-using compat::CollectiveGroup;
+// A c10d backend (Gloo, NCCL): allreduce, broadcast, barrier, each returning a Work.
+using CollectiveGroup = c10d::Backend;
 
 struct GroupRequest {
   std::string backend;  // "gloo" (CPU tensors) or "nccl" (CUDA tensors, one device per rank)
@@ -31,20 +31,28 @@ struct GroupRequest {
 // The backend a config's device uses: gloo on CPU, nccl on CUDA.
 std::string backend_for(const torch::Device& device);
 
-// Why `backend` cannot run in this build, or nullopt when it can. Decided at build time
-// only: the matrix parent must not touch CUDA (the ranks' devices are checked by the
-// capability's CUDA part and by the ranks themselves).
+// Why `backend` is not one this build has (gloo, nccl), or nullopt. Needs no device: the
+// ranks' devices are checked by the capability's CUDA part and by the ranks themselves.
 std::optional<std::string> backend_unavailable_reason(const std::string& backend);
 
 // Joins the group: blocks until every rank joined (or the timeout: throws).
 c10::intrusive_ptr<CollectiveGroup> make_process_group(const GroupRequest& request);
 
-// Implemented by gloo_group.cpp (when this LibTorch ships Gloo's headers) or gloo_stub.cpp,
-// and by nccl_group.cpp (only where LibTorch has CUDA).
-std::optional<std::string> gloo_unavailable_reason();
+// Ends a group that finished its work: shutdown() (2.x's ProcessGroupNCCL otherwise warns
+// and aborts its communicators in the destructor), then releases it. Never throws: a
+// failing shutdown is left to the process exit.
+void shutdown_group(c10::intrusive_ptr<CollectiveGroup>& group) noexcept;
+
+// Blocks until `work` (a collective of `group`) is done, at most `timeout` (then throws
+// "did not complete within"), and rethrows its error. Gloo's wait(timeout) sleeps on a
+// condition variable; NCCL's (2.x) sleeps 1 ms between checks, which would charge up to a
+// millisecond to every gradient bucket not done at the first check and floor the all-reduce
+// benchmark at ~1 ms: for NCCL the host polls isCompleted() itself, then wait() adds the
+// stream dependency (done by then).
+void wait_collective(const CollectiveGroup& group, c10d::Work& work, std::chrono::milliseconds timeout);
+
+// Implemented by gloo_group.cpp and nccl_group.cpp.
 c10::intrusive_ptr<CollectiveGroup> make_gloo_group(const GroupRequest& request);
-#if GPUBENCH_TORCH_CUDA
 c10::intrusive_ptr<CollectiveGroup> make_nccl_group(const GroupRequest& request);
-#endif
 
 }  // namespace gpubench

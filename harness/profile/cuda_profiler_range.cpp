@@ -5,10 +5,8 @@
 
 #include "config/errors.h"
 
-#if GPUBENCH_CUDART
 #include <cuda_profiler_api.h>
 #include <cuda_runtime_api.h>
-#endif
 
 namespace gpubench {
 namespace {
@@ -30,11 +28,9 @@ int parse_step(const std::string& text, const std::string& part, const char* whi
   return static_cast<int>(value);
 }
 
-#if GPUBENCH_CUDART
 std::string describe(cudaError_t error) {
   return std::string(cudaGetErrorName(error)) + ": " + cudaGetErrorString(error);
 }
-#endif
 
 }  // namespace
 
@@ -52,7 +48,6 @@ ProfileSteps parse_profile_steps(const std::string& text) {
 
 void CudaProfilerRange::step_begin(int step, bool) {
   if (state_ != State::Waiting || step != steps_.first) return;
-#if GPUBENCH_CUDART
   const cudaError_t error = cudaProfilerStart();
   if (error == cudaSuccess) {
     state_ = State::Capturing;
@@ -62,9 +57,6 @@ void CudaProfilerRange::step_begin(int step, bool) {
   // report our failed start as its own.
   (void)cudaGetLastError();
   reason_ = describe(error);
-#else
-  reason_ = "built without the CUDA runtime (GPUBENCH_CUDART=0)";
-#endif
   state_ = State::Unavailable;
 }
 
@@ -77,13 +69,11 @@ void CudaProfilerRange::run_end() {
 }
 
 void CudaProfilerRange::stop() {
-#if GPUBENCH_CUDART
   const cudaError_t error = cudaProfilerStop();
   if (error != cudaSuccess) {
     (void)cudaGetLastError();
     stop_reason_ = describe(error);
   }
-#endif
   state_ = State::Stopped;
 }
 

@@ -51,6 +51,9 @@ class CuptiActivityApi {
   // cuptiActivityFlushAll(FORCED): every buffer, full or not, goes to the completed queue.
   // It does not synchronise the device: the caller does (the Trainer syncs each phase).
   virtual CuptiCall flush_all() = 0;
+  // cudaDeviceSynchronize: every stream of the device, the pinned copy stream included, is
+  // idle, so the final flush holds every record (CUPTI leaves syncing to its client).
+  virtual CuptiCall synchronize_device() = 0;
   // Decodes the completed buffers (cuptiActivityGetNextRecord) and hands over their records.
   virtual CuptiRecords take_records() = 0;
   // cuptiUnsubscribe + cuptiFinalize: detaches CUPTI from the process. A left-attached
@@ -66,8 +69,8 @@ struct CuptiBackend {
   std::string unavailable_reason;  // non-empty exactly when api is null
 };
 
-// The real CUPTI API when gpubench was built with CUPTI (GPUBENCH_CUPTI), else the
-// reason. A real API can still fail at subscribe/enable time (no driver, no GPU, another
+// The real CUPTI API (every build links CUPTI; tests hand the collector a mock or a
+// reason instead). A real API can still fail at subscribe/enable time (no driver, no GPU, another
 // profiler); the collector turns that into "unavailable" with CUPTI's reason.
 CuptiBackend make_cupti_activity_api();
 

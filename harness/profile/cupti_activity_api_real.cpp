@@ -1,5 +1,6 @@
 #include "profile/cupti_activity_api_real.h"
 
+#include <cuda_runtime_api.h>
 #include <cupti.h>
 #include <dlfcn.h>
 #include <time.h>
@@ -163,6 +164,16 @@ class RealCuptiActivityApi final : public CuptiActivityApi {
 
   CuptiCall flush_all() override {
     return check(cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED), "cuptiActivityFlushAll(FORCED)");
+  }
+
+  CuptiCall synchronize_device() override {
+    const cudaError_t error = cudaDeviceSynchronize();
+    if (error == cudaSuccess) return {};
+    (void)cudaGetLastError();
+    CuptiCall failed;
+    failed.code = CuptiCall::Code::Error;
+    failed.message = std::string("cudaDeviceSynchronize: ") + cudaGetErrorName(error) + ": " + cudaGetErrorString(error);
+    return failed;
   }
 
   CuptiRecords take_records() override {

@@ -1,5 +1,5 @@
 #pragma once
-// Only compiled and included when GPUBENCH_CUPTI is 1 (see cupti_activity_api_factory.cpp).
+// The CUPTI-backed CuptiActivityApi; only cupti_activity_api_factory.cpp includes this.
 #include <memory>
 
 #include "profile/cupti_activity_api.h"

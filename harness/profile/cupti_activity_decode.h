@@ -1,6 +1,5 @@
 #pragma once
-// Only compiled when GPUBENCH_CUPTI is 1: turns CUPTI's packed activity records into the
-// plain records of cupti_records.h.
+// Turns CUPTI's packed activity records into the plain records of cupti_records.h.
 #include <cupti.h>
 
 #include <cstddef>

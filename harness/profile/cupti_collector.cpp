@@ -82,7 +82,12 @@ void CuptiCollector::start() {
 void CuptiCollector::run_end() {
   if (state_ != State::Collecting) return;
   guarded([&] {
-    // Stop producing records first, then collect everything CUPTI still holds.
+    // Let the device finish (a prefetch copy may still run on its side stream), stop
+    // producing records, then collect everything CUPTI still holds.
+    if (const CuptiCall synced = api_->synchronize_device(); !synced.ok()) {
+      turn_off(State::Failed, synced.message);
+      return;
+    }
     for (CuptiActivityKind kind : enabled_) api_->disable(kind);
     enabled_.clear();
     flush();

@@ -1,8 +1,6 @@
 #include "profile/nvtx_probe.h"
 
-#if GPUBENCH_NVTX
 #include <nvtx3/nvToolsExt.h>
-#endif
 
 namespace gpubench {
 
@@ -24,8 +22,6 @@ std::uint32_t nvtx_phase_color(Phase phase) {
   }
   return 0xFF000000;
 }
-
-#if GPUBENCH_NVTX
 
 namespace {
 constexpr std::uint32_t kRunColor = 0xFF5E35B1;        // purple
@@ -63,7 +59,6 @@ void push_ascii(const std::string& message, std::uint32_t color, std::int64_t st
 }
 }  // namespace
 
-bool NvtxProbe::compiled() { return true; }
 
 NvtxProbe::~NvtxProbe() {
   pop_if_open(phase_open_);
@@ -108,22 +103,9 @@ void NvtxProbe::phase_begin(Phase phase) {
 
 void NvtxProbe::phase_end(Phase) { pop_if_open(phase_open_); }
 
-#else  // GPUBENCH_NVTX == 0: same interface, nothing emitted.
-
-bool NvtxProbe::compiled() { return false; }
-NvtxProbe::~NvtxProbe() = default;
-void NvtxProbe::pop_if_open(bool& open) { open = false; }
-void NvtxProbe::run_begin(const std::string& config_id) { config_id_ = config_id; }
-void NvtxProbe::run_end() {}
-void NvtxProbe::step_begin(int step, bool) { step_ = step; }
-void NvtxProbe::step_end(int, bool) {}
-void NvtxProbe::phase_begin(Phase) {}
-void NvtxProbe::phase_end(Phase) {}
-
-#endif
 
 void NvtxProbe::write_result(nlohmann::json& result) const {
-  result["nvtx"] = {{"compiled", compiled()}, {"domain", kNvtxDomainName}};
+  result["nvtx"] = {{"compiled", true}, {"domain", kNvtxDomainName}};
 }
 
 }  // namespace gpubench

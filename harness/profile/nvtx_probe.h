@@ -20,7 +20,7 @@ std::string nvtx_phase_range_name(const std::string& step_range_name, Phase phas
 std::uint32_t nvtx_phase_color(Phase phase);
 
 // NVTX3 ranges around the run, each step and each phase, in the "gpubench" domain.
-// With GPUBENCH_NVTX=0 the same class compiles to no-ops. NVTX itself costs ~nothing
+// NVTX itself costs ~nothing
 // without a tool attached (its function pointers resolve to no-ops on first use); with
 // one attached (nsys, or NVTX_INJECTION64_PATH) every call goes to that tool.
 // Ranges are thread-local in NVTX: call all methods from the thread that runs the steps.
@@ -33,9 +33,6 @@ class NvtxProbe final : public Probe {
   NvtxProbe(const NvtxProbe&) = delete;
   NvtxProbe& operator=(const NvtxProbe&) = delete;
 
-  // Whether this build emits NVTX ranges (GPUBENCH_NVTX).
-  static bool compiled();
-
   std::string name() const override { return "nvtx"; }
   void run_begin(const std::string& config_id) override;
   void run_end() override;
@@ -43,7 +40,7 @@ class NvtxProbe final : public Probe {
   void step_end(int step, bool measured) override;
   void phase_begin(Phase phase) override;
   void phase_end(Phase phase) override;
-  // Adds "nvtx": {"compiled": bool, "domain": "gpubench"}.
+  // Adds "nvtx": {"compiled": true, "domain": "gpubench"} (every build emits NVTX3 ranges).
   void write_result(nlohmann::json& result) const override;
 
  private:

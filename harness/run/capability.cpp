@@ -1,5 +1,6 @@
 #include "run/capability.h"
 
+#include "device/torch_cuda.h"
 #include "parallel/process_group.h"
 
 namespace gpubench {
@@ -7,11 +8,8 @@ namespace {
 
 // The CUDA part: why this machine or build cannot run a cuda config, if it cannot.
 std::optional<std::string> cuda_skip_reason(const Config& config, const MachineCapabilities& machine) {
-  // The runtime's own reason first: it is what a user can act on (driver, device).
-  if (!machine.cuda.available) return machine.cuda.reason;
-  if (!machine.torch_cuda)
-    return std::string("LibTorch in this build has no CUDA: rebuild gpubench against a CUDA LibTorch "
-                       "(scripts/build-with-pip-torch.sh)");
+  // LibTorch's own reason: the library that would run the config says why it cannot.
+  if (machine.torch_cuda_unavailable) return machine.torch_cuda_unavailable;
   const int devices = machine.cuda.device_count;
   if (config.parallel == ParallelMode::Ddp && config.world_size > devices)
     return "ddp-" + std::to_string(config.world_size) + " needs " + std::to_string(config.world_size) +
@@ -33,7 +31,7 @@ std::optional<std::string> cuda_skip_reason(const Config& config, const MachineC
 MachineCapabilities detect_capabilities() {
   MachineCapabilities machine;
   machine.cuda = query_cuda_runtime();
-  machine.torch_cuda = GPUBENCH_TORCH_CUDA;
+  machine.torch_cuda_unavailable = torch_cuda_unavailable_reason();
   return machine;
 }
 

@@ -9,8 +9,9 @@ namespace gpubench {
 
 // What this machine and this build can run. Decided once per matrix, in the parent.
 struct MachineCapabilities {
-  CudaRuntimeInfo cuda;
-  bool torch_cuda = false;  // LibTorch itself has CUDA
+  CudaRuntimeInfo cuda;  // the runtime's device list (names, compute capability)
+  // LibTorch's reason it cannot run CUDA here ("no CUDA device: ..."), nullopt when it can.
+  std::optional<std::string> torch_cuda_unavailable;
 };
 
 MachineCapabilities detect_capabilities();

@@ -1,4 +1,3 @@
-// Compiled only where LibTorch has CUDA (GPUBENCH_TORCH_CUDA); syntax-checked elsewhere.
 #include "run/cuda_execution_plan.h"
 
 #include <stdexcept>
@@ -90,13 +89,23 @@ bool supports_bf16(int device) {
   return props != nullptr && props->major >= 8;
 }
 
+// LibTorch's data_parallel runs the module itself on one device, but on several it deep-
+// clones it onto each (Module::clone) and drops the clones after the step: BatchNorm's
+// running mean/var, updated in the clones, never reach the model. Python's DataParallel
+// broadcasts buffers instead, so cuda:0's replica updates the originals in place.
+std::string data_parallel_buffer_note(int devices) {
+  if (devices == 1) return "updated: with one device data_parallel runs the module itself (no clone)";
+  return "not updated: LibTorch's data_parallel trains clones of the module and drops them each step, so "
+         "BatchNorm running mean/var keep their initial values (Python's DataParallel keeps cuda:0's updates); "
+         "eval-mode outputs of a model with BatchNorm differ from one-device training";
+}
+
 }  // namespace
 
 ExecutionPlan plan_cuda_execution(const Config& config) {
   if (config.device != DeviceKind::Cuda) throw std::runtime_error(config.id() + ": not a CUDA config");
   if (config.parallel == ParallelMode::Ddp)
     throw std::runtime_error(config.id() + ": DistributedDataParallel runs one process per rank, not this plan");
-  // torch::cuda::device_count() is size_t in 1.13 and c10::DeviceIndex in 2.x.
   const int device_count = static_cast<int>(torch::cuda::device_count());
   if (device_count < 1) throw std::runtime_error(config.id() + ": LibTorch sees no CUDA device");
 
@@ -115,7 +124,8 @@ ExecutionPlan plan_cuda_execution(const Config& config) {
                                    {"device_ids", devices},
                                    {"implementation",
                                     "torch::nn::parallel::data_parallel: scatters the batch, replicates the module "
-                                    "onto every device each step, gathers the outputs on cuda:0"}}));
+                                    "onto every device each step, gathers the outputs on cuda:0"},
+                                   {"batch_norm_running_stats", data_parallel_buffer_note(device_count)}}));
   }
 
   switch (config.precision) {

@@ -1,6 +1,5 @@
 #pragma once
-// The CUDA execution plan; compiled only where LibTorch has CUDA (GPUBENCH_TORCH_CUDA),
-// syntax-checked elsewhere. execution_plan.cpp calls it for every cuda config.
+// The CUDA execution plan: execution_plan.cpp calls it for every cuda config.
 #include "run/execution_plan.h"
 
 namespace gpubench {

@@ -2,9 +2,7 @@
 
 #include <stdexcept>
 
-#if GPUBENCH_TORCH_CUDA
 #include "run/cuda_execution_plan.h"
-#endif
 
 namespace gpubench {
 namespace {
@@ -24,11 +22,7 @@ ExecutionPlan plan_cpu_execution(const Config& config) {
 
 ExecutionPlan plan_execution(const Config& config) {
   if (config.device == DeviceKind::Cpu) return plan_cpu_execution(config);
-#if GPUBENCH_TORCH_CUDA
   return plan_cuda_execution(config);
-#else
-  throw std::runtime_error(config.id() + ": this gpubench build's LibTorch has no CUDA");
-#endif
 }
 
 }  // namespace gpubench

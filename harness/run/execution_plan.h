@@ -14,8 +14,7 @@ namespace gpubench {
 
 // How a config executes on this machine: the device, autocast, loss scaling, how
 // batches reach the device, how to wait for the device, and device-specific probes.
-// The CPU plan lives in execution_plan.cpp; the CUDA plan in cuda_execution_plan.cpp,
-// compiled only where LibTorch has CUDA.
+// The CPU plan lives in execution_plan.cpp; the CUDA plan in cuda_execution_plan.cpp.
 struct ExecutionPlan {
   torch::Device device = torch::kCPU;
   bool autocast = false;

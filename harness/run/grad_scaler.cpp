@@ -8,7 +8,6 @@
 #include <tuple>
 #include <vector>
 
-#include "device/compat.h"
 
 namespace gpubench {
 namespace {
@@ -69,11 +68,7 @@ GradScaler::GradScaler(GradScalerOptions options, AmpKernels kernels) : options_
 }
 
 bool GradScaler::aten_kernels_available(c10::DeviceType device) {
-  if (device == c10::DeviceType::CUDA) return true;
-#if GPUBENCH_TORCH_AT_LEAST(2, 3)
-  if (device == c10::DeviceType::CPU) return true;
-#endif
-  return false;
+  return device == c10::DeviceType::CUDA || device == c10::DeviceType::CPU;
 }
 
 bool GradScaler::use_aten(c10::DeviceType device) const {
@@ -81,7 +76,7 @@ bool GradScaler::use_aten(c10::DeviceType device) const {
     case AmpKernels::Aten:
       if (!aten_kernels_available(device))
         throw std::runtime_error("GradScaler: the ATen AMP kernels do not exist for " + c10::DeviceTypeName(device, /*lower_case=*/true) +
-                                 " tensors in LibTorch " + TORCH_VERSION + " (CPU kernels arrived in 2.3)");
+                                 " tensors in LibTorch " + TORCH_VERSION);
       return true;
     case AmpKernels::TensorOps: return false;
     case AmpKernels::Auto: return aten_kernels_available(device);

@@ -1,4 +1,3 @@
-// Compiled only where LibTorch has CUDA (GPUBENCH_TORCH_CUDA); syntax-checked elsewhere.
 #include "run/pinned_batch_source.h"
 
 #include <array>
@@ -44,6 +43,10 @@ struct PinnedBatchSource::State {
     at::cuda::CUDAEvent start{cudaEventDefault}, done{cudaEventDefault};  // timing enabled
     bool timing_pending = false;  // copy issued, duration not read yet
     bool outstanding = false;     // returned by next(), to_device() not called yet
+    // Handed out by next(): the copy belongs to the step that took the batch (measured or
+    // not), not to the earlier step that issued the prefetch. A copy never handed out (the
+    // run's last prefetch) belongs to no step and is not recorded.
+    bool handed_out = false;
     bool measured = false;
     std::uint64_t bytes = 0;
   };
@@ -55,6 +58,7 @@ struct PinnedBatchSource::State {
         copy_stream(at::cuda::getStreamFromPool(/*isHighPriority=*/false, device.index())) {}
 
   ~State() {
+    if (stats) stats->set_drain(nullptr);
     // Let copies still running finish before their buffers go (destructors must not throw).
     for (auto& slot : slots) {
       try {
@@ -64,9 +68,10 @@ struct PinnedBatchSource::State {
     }
   }
 
-  // Waits for the slot's last copy (normally long finished) and records its duration.
+  // Waits for the slot's last copy (normally long finished) and records its duration,
+  // once its batch was handed out.
   void retire(Slot& slot) {
-    if (!slot.timing_pending) return;
+    if (!slot.timing_pending || !slot.handed_out) return;
     slot.done.synchronize();
     if (stats) stats->record(slot.bytes, static_cast<double>(slot.start.elapsed_time(slot.done)), slot.measured);
     slot.timing_pending = false;
@@ -82,7 +87,7 @@ struct PinnedBatchSource::State {
     stage(slot.host_data, batch.data);
     stage(slot.host_target, batch.target);
     slot.bytes = batch_bytes(batch);
-    slot.measured = stats && stats->measuring();
+    slot.handed_out = false;
     {
       // Allocations below belong to the copy stream; to_device() records the compute stream.
       c10::cuda::CUDAStreamGuard guard(copy_stream);
@@ -108,7 +113,13 @@ struct PinnedBatchSource::State {
 
 PinnedBatchSource::PinnedBatchSource(std::unique_ptr<BatchSource> host, torch::Device device,
                                      std::shared_ptr<H2dCopyStats> stats)
-    : state_(std::make_unique<State>(std::move(host), device, std::move(stats))) {}
+    : state_(std::make_unique<State>(std::move(host), device, std::move(stats))) {
+  // At run end the copies of the last steps are done (the trainer synchronised): record them.
+  if (State* s = state_.get(); s->stats)
+    s->stats->set_drain([s] {
+      for (auto& slot : s->slots) s->retire(slot);
+    });
+}
 
 PinnedBatchSource::~PinnedBatchSource() = default;
 
@@ -125,6 +136,8 @@ Batch PinnedBatchSource::next() {
   s.ready.pop_front();
   State::Slot& slot = s.slots[index];
   slot.outstanding = true;
+  slot.handed_out = true;
+  slot.measured = s.stats && s.stats->measuring();
   s.outstanding.push_back(index);
   s.issue();  // prefetch: batch N+1's copy runs while step N computes
   return {slot.host_data, slot.host_target};

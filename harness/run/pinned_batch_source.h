@@ -1,6 +1,7 @@
 #pragma once
 #include <algorithm>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -30,8 +31,14 @@ class H2dCopyStats final : public Probe {
 
   std::string name() const override { return "h2d"; }
   void step_begin(int, bool measured) override { measuring_ = measured; }
-  // Whether the step now running is measured (a source stamps each copy it issues).
+  // Whether the step now running is measured (a source stamps each batch it hands out).
   bool measuring() const { return measuring_; }
+  // A source whose copies finish after the step that used them (the pinned prefetch) hands
+  // over a drain: run_end() calls it, so the last steps' copies are recorded too.
+  void set_drain(std::function<void()> drain) { drain_ = std::move(drain); }
+  void run_end() override {
+    if (drain_) drain_();
+  }
 
   // One batch copied: its bytes, the copy's duration, and whether it belongs to a measured step.
   void record(std::uint64_t bytes, double copy_ms, bool measured) {
@@ -43,6 +50,7 @@ class H2dCopyStats final : public Probe {
     copy_ms_.push_back(copy_ms);
   }
   std::size_t copies() const { return copy_ms_.size(); }
+  std::size_t warmup_copies() const { return warmup_copies_; }
 
   void write_result(nlohmann::json& result) const override {
     nlohmann::json h2d = {{"mode", mode_},
@@ -65,11 +73,10 @@ class H2dCopyStats final : public Probe {
  private:
   std::string mode_;
   bool measuring_ = false;
+  std::function<void()> drain_;
   std::vector<double> bytes_, copy_ms_;
   std::size_t warmup_copies_ = 0;
 };
-
-// The rest is compiled only where LibTorch has CUDA (pinned_batch_source.cpp).
 
 // Pinned host memory with prefetch, what PyTorch's DataLoader(pin_memory=True) plus
 // .to(device, non_blocking=True) gives Python users (LibTorch's DataLoader has no

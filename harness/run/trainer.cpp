@@ -4,7 +4,7 @@
 #include <cmath>
 #include <thread>
 
-#include "device/compat.h"
+#include "run/autocast_scope.h"
 
 namespace gpubench {
 
@@ -46,14 +46,14 @@ TrainingRun Trainer::run(Model& model, torch::optim::Optimizer& optimizer, const
     torch::Tensor loss = phase(Phase::Forward, [&] {
       if (spec_.test_delay_ms > 0)
         std::this_thread::sleep_for(std::chrono::duration<double, std::milli>(spec_.test_delay_ms));
-      compat::AutocastScope autocast(spec_.device.type(), spec_.autocast_dtype, spec_.autocast);
+      AutocastScope autocast(spec_.device.type(), spec_.autocast_dtype, spec_.autocast);
       const auto output = spec_.data_parallel_devices.empty()
                               ? model.forward(batch.data)
                               : model.data_parallel_forward(batch.data, spec_.data_parallel_devices);
       return workload.loss(output, batch.target);
     });
     phase(Phase::Backward, [&] {
-      compat::zero_grad_to_none(optimizer);
+      optimizer.zero_grad();  // set_to_none, as Python: no memset per parameter
       if (spec_.gradient_sync) spec_.gradient_sync->begin_backward();
       scaler.scale(loss).backward();
       // DDP's wait for the last all-reduce belongs to Backward: exposed communication

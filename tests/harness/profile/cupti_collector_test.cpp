@@ -112,8 +112,10 @@ TEST_F(CuptiCollectorRun, CuptiIsEnabledAtRunBeginAndDetachedAtRunEnd) {
   measured_step(0);
   state->calls.clear();
   collector.run_end();
-  // Stop producing records, flush them all, then detach (a left-attached CUPTI slows training).
-  const std::vector<std::string> end_calls = {"disable:CONCURRENT_KERNEL",
+  // Let the device finish, stop producing records, flush them all, then detach (a
+  // left-attached CUPTI slows training).
+  const std::vector<std::string> end_calls = {"synchronize_device",
+                                              "disable:CONCURRENT_KERNEL",
                                               "disable:MEMCPY",
                                               "disable:MEMSET",
                                               "disable:RUNTIME",

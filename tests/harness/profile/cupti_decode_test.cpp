@@ -1,6 +1,5 @@
 // Decoding CUPTI's packed records into plain ones, with records built in memory: this
 // checks field mapping, copy kinds, pinned detection and demangling without a GPU.
-// (Only built with GPUBENCH_CUPTI: it needs the toolkit's cupti_activity.h.)
 #include <gtest/gtest.h>
 
 #include <cstring>

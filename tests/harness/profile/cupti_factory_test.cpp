@@ -9,33 +9,22 @@
 #include "profile/cupti_activity_api.h"
 #include "profile/cupti_collector.h"
 
-#if GPUBENCH_CUDART
 #include <cuda_runtime_api.h>
-#endif
 
 namespace gpubench {
 namespace {
 
 bool machine_has_gpu() {
-#if GPUBENCH_CUDART
   int count = 0;
   const bool ok = cudaGetDeviceCount(&count) == cudaSuccess && count > 0;
   cudaGetLastError();  // clear the sticky error of a machine without a driver
   return ok;
-#else
-  return false;
-#endif
 }
 
-TEST(CuptiFactory, GivesTheRealApiWhenBuiltWithCuptiElseAReason) {
+TEST(CuptiFactory, GivesTheRealApi) {
   const CuptiBackend backend = make_cupti_activity_api();
-#if GPUBENCH_CUPTI
   EXPECT_NE(backend.api, nullptr);
   EXPECT_TRUE(backend.unavailable_reason.empty());
-#else
-  EXPECT_EQ(backend.api, nullptr);
-  EXPECT_FALSE(backend.unavailable_reason.empty());
-#endif
 }
 
 TEST(CuptiFactory, ARunWithTheRealBackendIsOkOnAGpuAndUnavailableWithAReasonWithout) {
@@ -62,15 +51,12 @@ TEST(CuptiFactory, ARunWithTheRealBackendIsOkOnAGpuAndUnavailableWithAReasonWith
     ASSERT_TRUE(cupti["reason"].is_string());
     EXPECT_FALSE(cupti["reason"].get<std::string>().empty());
     EXPECT_EQ(cupti.size(), 2u) << cupti.dump();  // exactly {status, reason}
-#if GPUBENCH_CUPTI
     // CUPTI's own result string is in the reason.
     EXPECT_NE(cupti["reason"].get<std::string>().find("CUPTI_ERROR"), std::string::npos) << cupti.dump();
-#endif
   }
   std::cout << "cupti: " << cupti.dump() << "\n";
 }
 
-#if GPUBENCH_CUPTI
 // The clock alignment note in cupti_collector.h relies on cuptiGetTimestamp working
 // before any GPU activity and being CUPTI's Linux default, CLOCK_REALTIME.
 TEST(CuptiFactory, TimestampIsOnTheSystemClockEvenWithoutADriver) {
@@ -98,7 +84,6 @@ TEST(CuptiFactory, WithoutAGpuSubscribeFailsWithCuptisResultString) {
   EXPECT_NE(call.message.find("CUPTI_ERROR"), std::string::npos) << call.message;
   std::cout << "subscribe without a driver: " << call.message << "\n";
 }
-#endif
 
 }  // namespace
 }  // namespace gpubench

@@ -44,6 +44,7 @@ class MockCuptiActivityApi final : public CuptiActivityApi {
     if (result.ok()) state_->completed.append(std::move(state_->buffered));
     return result;
   }
+  CuptiCall synchronize_device() override { return call("synchronize_device"); }
   CuptiRecords take_records() override {
     call("take_records");
     CuptiRecords out = std::move(state_->completed);

@@ -15,6 +15,21 @@ TEST(H2dCopyStats, KnowsWhichStepsAreMeasured) {
   EXPECT_TRUE(stats.measuring());
 }
 
+TEST(H2dCopyStats, RunEndDrainsTheSourcesLastCopiesOnce) {
+  H2dCopyStats stats("pinned");
+  int drains = 0;
+  stats.set_drain([&] {
+    ++drains;
+    stats.record(1'000, 0.1, true);
+  });
+  stats.run_end();
+  EXPECT_EQ(drains, 1);
+  EXPECT_EQ(stats.copies(), 1u);
+  stats.set_drain(nullptr);  // the source is gone: nothing to drain
+  stats.run_end();
+  EXPECT_EQ(drains, 1);
+}
+
 TEST(H2dCopyStats, SummarisesMeasuredCopiesOnly) {
   H2dCopyStats stats("pageable: blocking copy");
   stats.record(4'000'000, 100.0, /*measured=*/false);  // warm-up: first copy is slow

@@ -5,7 +5,6 @@
 #include <cmath>
 #include <limits>
 
-#include "device/compat.h"
 #include "run/batch_source.h"
 #include "run/trainer.h"
 #include "workloads/workload.h"
@@ -253,34 +252,15 @@ TEST(GradScaler, WritesItsSectionOfTheResult) {
   EXPECT_EQ(section.at("unscale_kernel").get<std::string>(), "tensor-ops");
 }
 
-TEST(GradScaler, AtenKernelAvailabilityFollowsTheLibTorchVersion) {
+TEST(GradScaler, AutoPicksLibTorchsKernelsOnCpuAndCuda) {
   EXPECT_TRUE(GradScaler::aten_kernels_available(c10::DeviceType::CUDA));
-  EXPECT_EQ(GradScaler::aten_kernels_available(c10::DeviceType::CPU), GPUBENCH_TORCH_AT_LEAST(2, 3));
-  // Auto picks what exists: on CPU the fallback before 2.3.
+  EXPECT_TRUE(GradScaler::aten_kernels_available(c10::DeviceType::CPU));
   GradScaler scaler = make_scaler({}, AmpKernels::Auto);
   Params p;
   iterate(scaler, p, clean_w(), clean_b());
-  EXPECT_EQ(scaler.unscale_kernel(), GPUBENCH_TORCH_AT_LEAST(2, 3) ? "aten" : "tensor-ops");
+  EXPECT_EQ(scaler.unscale_kernel(), "aten");
 }
 
-#if !GPUBENCH_TORCH_AT_LEAST(2, 3)
-// Why the fallback exists: this LibTorch has no CPU kernel for the AMP ops.
-TEST(GradScaler, AtenOpsHaveNoCpuKernelBefore2_3) {
-  std::vector<torch::Tensor> grads = {torch::ones({2})};
-  torch::Tensor found = torch::zeros({1});
-  const torch::Tensor inv = torch::ones({1});
-  EXPECT_THROW(at::_amp_foreach_non_finite_check_and_unscale_(grads, found, inv), c10::Error);
-  GradScaler scaler = make_scaler({}, AmpKernels::Aten);
-  Params p;
-  p.set_scaled_grads(clean_w(), clean_b(), 65536.0);
-  try {
-    scaler.step(p.optimizer);
-    FAIL() << "expected an error naming the missing kernel";
-  } catch (const std::runtime_error& error) {
-    EXPECT_NE(std::string(error.what()).find("CPU kernels arrived in 2.3"), std::string::npos) << error.what();
-  }
-}
-#else
 // The fallback must compute what PyTorch's kernels compute, bit for bit.
 TEST(GradScaler, FallbackMatchesTheAtenKernelsOnCpu) {
   GradScalerOptions options;
@@ -310,7 +290,6 @@ TEST(GradScaler, FallbackMatchesTheAtenKernelsOnCpu) {
   EXPECT_EQ(aten.unscale_kernel(), "aten");
   EXPECT_EQ(fallback.unscale_kernel(), "tensor-ops");
 }
-#endif
 
 // In fp32 a power-of-two scale is exact, so training through the GradScaler must give the
 // same losses as training without one: the Trainer's scale/step/update wiring is right.
