@@ -1,7 +1,5 @@
 #include "run/config_runner.h"
 
-#include <unistd.h>
-
 #include <chrono>
 #include <cmath>
 #include <thread>
@@ -9,6 +7,7 @@
 #include "config/errors.h"
 #include "profile/host_memory.h"
 #include "io/atomic_file.h"
+#include "io/private_dir.h"
 #include "parallel/ddp_session.h"
 #include "profile/cupti_trace_spans.h"
 #include "profile/trace_span_json.h"
@@ -169,12 +168,14 @@ nlohmann::json run_config_in_process(const Config& config, const RunSettings& se
   if (ddp) gathered = ddp->gather(timer->step_ms(), run.losses, static_cast<std::size_t>(shard_samples));
   const bool reporting = !ddp || ddp->rank() == 0;
 
-  const std::string checkpoint_path =
-      "/tmp/gpubench-checkpoint-" + std::to_string(getpid()) + "-" + std::to_string(std::rand()) + ".pt";
-  // The ranks hold the same parameters: only the reporting process checks the round trip.
-  const CheckpointCheck checkpoint =
-      reporting ? check_checkpoint_round_trip(*workload, model, optimizer, run.last_batch.data, checkpoint_path)
-                : CheckpointCheck{};
+  // The ranks hold the same parameters: only the reporting process checks the round trip,
+  // in a directory of its own (no other user can plant a symlink for torch::save to follow).
+  CheckpointCheck checkpoint;
+  if (reporting) {
+    const PrivateDir checkpoint_dir;
+    checkpoint = check_checkpoint_round_trip(*workload, model, optimizer, run.last_batch.data,
+                                             checkpoint_dir.file("checkpoint.pt"));
+  }
 
   nlohmann::json result;
   result["config_id"] = config.id();

@@ -1,23 +1,18 @@
 #include "run/matrix_runner.h"
 
-#include <unistd.h>
-
 #include <algorithm>
 #include <cstdio>
 #include <iostream>
 
 #include "config/errors.h"
 #include "io/atomic_file.h"
+#include "io/private_dir.h"
 #include "profile/trace_span_json.h"
 #include "run/child_process.h"
 #include "run/config_runner.h"
 
 namespace gpubench {
 namespace {
-
-// Exit codes of a child: 0 measured (row may still be failed, e.g. checkpoint), 3 failed
-// with a written reason. Anything else (crash, exit without a file) is described by the parent.
-constexpr int kChildFailedWithReason = 3;
 
 nlohmann::json read_child_result(const std::string& path) {
   std::FILE* file = std::fopen(path.c_str(), "rb");
@@ -54,8 +49,8 @@ RankReport report_of(const RankExit& exit, const nlohmann::json& row) {
 // launcher). Rank 0's result is the row when every rank succeeded; otherwise the config
 // fails with each failed rank's reason.
 nlohmann::json run_ddp_config(const MatrixRun& run, RankLauncher& ranks, std::size_t index, const Config& config,
-                              MatrixOutput& output) {
-  const std::string base = "/tmp/gpubench-result-" + std::to_string(getpid()) + "-" + std::to_string(index);
+                              const PrivateDir& exchange, MatrixOutput& output) {
+  const std::string base = exchange.file("config" + std::to_string(index));
   const auto result_path = [&](int rank) { return base + ".rank" + std::to_string(rank) + ".json"; };
   const std::string trace_path = base + ".trace";
   RankLauncher::ConfigLaunch launch;
@@ -111,6 +106,28 @@ nlohmann::json run_ddp_config(const MatrixRun& run, RankLauncher& ranks, std::si
   return row;
 }
 
+// A single-process config in its child; the child's result and trace come back through
+// `exchange`, which only this user can write.
+nlohmann::json run_single_config(const MatrixRun& run, std::size_t index, const Config& config,
+                                 const PrivateDir& exchange, MatrixOutput& output) {
+  const std::string result_path = exchange.file("config" + std::to_string(index) + ".json");
+  const std::string trace_path = result_path + ".trace";
+  std::vector<std::string> argv = run.child_command;
+  argv.insert(argv.end(), {"--child-config", config.id(), "--child-result", result_path});
+  if (run.collect_trace) argv.insert(argv.end(), {"--child-trace", trace_path});
+  const ChildOutcome outcome = run_child_process(argv, run.settings.config_timeout_s);
+  nlohmann::json row = child_row(config, outcome, read_child_result(result_path));
+  std::remove(result_path.c_str());
+  if (run.collect_trace) {
+    const nlohmann::json spans = read_child_result(trace_path);
+    if (!spans.is_null()) output.trace_sets.push_back(trace_span_set_from_json(spans));
+    std::remove(trace_path.c_str());
+  }
+  row["memory"]["host_peak_rss_bytes"] = outcome.peak_rss_bytes;
+  row["child_wall_s"] = outcome.wall_s;
+  return row;
+}
+
 }  // namespace
 
 nlohmann::json status_row(const Config& config, const std::string& status, const std::string& reason) {
@@ -145,8 +162,20 @@ int run_child_config(const Config& config, const RunSettings& settings, const st
   return code;
 }
 
+nlohmann::json child_row(const Config& config, const ChildOutcome& outcome, nlohmann::json written) {
+  const bool clean_exit = !outcome.timed_out && outcome.signal == 0;
+  const std::string status = written.is_object() ? written.value("status", "") : "";
+  if (clean_exit && outcome.exit_code == 0 && written.is_object()) return written;
+  if (clean_exit && outcome.exit_code == kChildFailedWithReason && status == "failed") return written;
+  std::string reason = "child process " + outcome.describe();
+  if (written.is_null()) reason += " before writing a result";
+  else if (status == "failed" && !written.value("reason", "").empty()) reason = written.value("reason", "") + " (" + reason + ")";
+  return status_row(config, "failed", reason);
+}
+
 MatrixOutput run_matrix(const MatrixRun& run, const std::function<void(std::size_t, const nlohmann::json&)>& on_result) {
   MatrixOutput output;
+  const PrivateDir exchange;
   std::shared_ptr<RankLauncher> ranks = run.ranks;
   for (std::size_t index = 0; index < run.configs.size(); ++index) {
     const Config& config = run.configs[index];
@@ -157,28 +186,9 @@ MatrixOutput run_matrix(const MatrixRun& run, const std::function<void(std::size
       row = status_row(config, "skipped", *reason);
     } else if (config.parallel == ParallelMode::Ddp) {
       if (!ranks) ranks = RankLauncher::from_environment(run.settings.comm_timeout_s);
-      row = run_ddp_config(run, *ranks, index, config, output);
+      row = run_ddp_config(run, *ranks, index, config, exchange, output);
     } else {
-      const std::string result_path =
-          "/tmp/gpubench-result-" + std::to_string(getpid()) + "-" + std::to_string(index) + ".json";
-      const std::string trace_path = result_path + ".trace";
-      std::vector<std::string> argv = run.child_command;
-      argv.insert(argv.end(), {"--child-config", config.id(), "--child-result", result_path});
-      if (run.collect_trace) argv.insert(argv.end(), {"--child-trace", trace_path});
-      const ChildOutcome outcome = run_child_process(argv, run.settings.config_timeout_s);
-      row = read_child_result(result_path);
-      std::remove(result_path.c_str());
-      if (run.collect_trace) {
-        const nlohmann::json spans = read_child_result(trace_path);
-        if (!spans.is_null()) output.trace_sets.push_back(trace_span_set_from_json(spans));
-        std::remove(trace_path.c_str());
-      }
-      if (row.is_null() || outcome.timed_out || outcome.signal != 0) {
-        row = status_row(config, "failed", "child process " + outcome.describe() +
-                                               (row.is_null() ? " before writing a result" : ""));
-      }
-      row["memory"]["host_peak_rss_bytes"] = outcome.peak_rss_bytes;
-      row["child_wall_s"] = outcome.wall_s;
+      row = run_single_config(run, index, config, exchange, output);
     }
     output.results.push_back(row);
     on_result(index, row);

@@ -10,6 +10,7 @@
 #include "parallel/rank_launcher.h"
 #include "profile/trace_probe.h"
 #include "run/capability.h"
+#include "run/child_process.h"
 
 namespace gpubench {
 
@@ -42,6 +43,15 @@ MatrixOutput run_matrix(const MatrixRun& run,
 
 // A result row for a config that did not produce measurements.
 nlohmann::json status_row(const Config& config, const std::string& status, const std::string& reason);
+
+// Exit code of a config child that failed and wrote its reason (a `failed` row).
+constexpr int kChildFailedWithReason = 3;
+
+// The row of a config child from how it ended and what it wrote (null: nothing). Only an
+// exit 0 makes a written row count as it stands; exit kChildFailedWithReason counts only
+// with a `failed` row; any other end (another exit code, a signal, the timeout) fails the
+// config with the process's own description, whatever file is there.
+nlohmann::json child_row(const Config& config, const ChildOutcome& outcome, nlohmann::json written);
 
 // The child side: runs one config in this process and writes its result (ok or failed
 // with the exception text) atomically to `result_path`. Returns the process exit code.

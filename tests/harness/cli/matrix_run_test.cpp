@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 
 #include <nlohmann/json.hpp>
@@ -24,8 +25,11 @@ class MatrixRun : public ::testing::Test {
     dir_ = test_support::make_temp_dir("matrix");
     // CUDA_VISIBLE_DEVICES= hides every GPU: the CPU configs run and the CUDA ones take the
     // no-device path on every machine (the GPU machine runs them in scripts/device-validate.sh).
+    // TMPDIR: where gpubench keeps what its children hand back (results, traces, the
+    // checkpoint round trip), to be found empty afterwards.
+    std::filesystem::create_directory(dir_ + "/tmp");
     const std::string env = std::string("CUDA_VISIBLE_DEVICES= NVTX_INJECTION64_PATH=") + GPUBENCH_NVTX_RECORDER +
-                            " GPUBENCH_NVTX_LOG=" + dir_ + "/nvtx.log ";
+                            " GPUBENCH_NVTX_LOG=" + dir_ + "/nvtx.log TMPDIR=" + dir_ + "/tmp ";
     run_ = new test_support::CommandResult(test_support::run_command(
         env + GPUBENCH_EXE + " --matrix all --workload mlp --preset quick --steps 3 --warmup 1 --format markdown --out " +
         dir_ + "/report.json --trace " + dir_ + "/trace.json"));
@@ -40,6 +44,15 @@ TEST_F(MatrixRun, SucceedsAndPrintsMarkdown) {
   EXPECT_NE(run_->output.find("## mlp"), std::string::npos) << run_->output;
   EXPECT_NE(run_->output.find("| mlp/cpu/fp32 | ok |"), std::string::npos) << run_->output;
   EXPECT_NE(run_->output.find("[1/9] mlp/cpu/fp32"), std::string::npos) << "progress per config on stderr";
+}
+
+// Children's results, traces and checkpoints went through private directories under
+// TMPDIR (mode 0700, random names), removed with their contents.
+TEST_F(MatrixRun, LeavesNothingBehindInTmpdir) {
+  ASSERT_EQ(run_->exit_code, 0) << run_->output;
+  std::string left;
+  for (const auto& entry : std::filesystem::directory_iterator(dir_ + "/tmp")) left += entry.path().string() + " ";
+  EXPECT_EQ(left, "");
 }
 
 TEST_F(MatrixRun, ReportMatchesTheSchema) {

@@ -1,0 +1,27 @@
+#include "io/private_dir.h"
+
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <stdexcept>
+#include <vector>
+
+namespace gpubench {
+
+PrivateDir::PrivateDir() {
+  const char* tmpdir = std::getenv("TMPDIR");
+  std::string pattern = std::string(tmpdir != nullptr && *tmpdir != '\0' ? tmpdir : "/tmp") + "/gpubench-XXXXXX";
+  std::vector<char> name(pattern.begin(), pattern.end());
+  name.push_back('\0');
+  if (mkdtemp(name.data()) == nullptr)  // mode 0700: only this user enters
+    throw std::runtime_error("cannot create a private directory " + pattern + ": " + std::strerror(errno));
+  path_ = name.data();
+}
+
+PrivateDir::~PrivateDir() {
+  std::error_code ignored;  // a destructor must not throw; a leftover is harmless, only ours to read
+  std::filesystem::remove_all(path_, ignored);
+}
+
+}  // namespace gpubench

@@ -1,0 +1,25 @@
+#pragma once
+#include <string>
+
+namespace gpubench {
+
+// A directory only this user can enter: mkdtemp under $TMPDIR (else /tmp), mode 0700, a
+// fresh random name. What gpubench and its config children or DDP ranks hand each other
+// (results, trace spans, the checkpoint round trip) goes through it, so another local user
+// can neither plant a file there nor redirect a write through a symlink. Removed, with
+// everything in it, when the object goes.
+class PrivateDir {
+ public:
+  PrivateDir();  // throws std::runtime_error naming the directory and the OS error
+  ~PrivateDir();
+  PrivateDir(const PrivateDir&) = delete;
+  PrivateDir& operator=(const PrivateDir&) = delete;
+
+  const std::string& path() const { return path_; }
+  std::string file(const std::string& name) const { return path_ + "/" + name; }
+
+ private:
+  std::string path_;
+};
+
+}  // namespace gpubench
