@@ -224,7 +224,8 @@ void validate_ceilings(const nlohmann::json& ceilings, const std::string& origin
     throw UsageError(origin + ": 'format' is " + (ceilings.contains("format") ? ceilings["format"].dump() : "missing") +
                      ", expected \"" + kFormat + "\" (write one with gpubench-bench --ceilings-out)");
   const auto& version = ceilings.contains("format_version") ? ceilings["format_version"] : nlohmann::json();
-  if (!version.is_number_integer() || version.get<int>() != kFormatVersion)
+  // Compared as the 64-bit integer JSON holds: get<int>() would truncate 4294967297 to 1.
+  if (!version.is_number_integer() || version.get<std::int64_t>() != kFormatVersion)
     throw UsageError(origin + ": 'format_version' is " + version.dump() + ", this gpubench reads version " +
                      std::to_string(kFormatVersion));
   const auto& scalars = scalar_keys();
@@ -254,7 +255,7 @@ nlohmann::json load_ceilings(const std::string& path) {
   nlohmann::json ceilings;
   try {
     ceilings = nlohmann::json::parse(text);
-  } catch (const nlohmann::json::parse_error& error) {
+  } catch (const nlohmann::json::exception& error) {  // parse_error, and out_of_range for 1e400
     throw UsageError("ceilings file " + path + " is not JSON: " + error.what());
   }
   validate_ceilings(ceilings, "ceilings file " + path);

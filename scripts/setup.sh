@@ -39,9 +39,9 @@ fi
 # Debian's python3, not whatever python3 is first on PATH: the venv must not depend on a
 # user's interpreter manager.
 venv=.venv
-if ! "$venv/bin/python" -c "import torch, sys; sys.exit(torch.__version__.split('+')[0] != '$torch_pin')" 2>/dev/null; then
+if ! PYTHONWARNINGS=ignore "$venv/bin/python" -c "import torch, sys; sys.exit(torch.__version__.split('+')[0] != '$torch_pin')" 2>/dev/null; then
   echo "setup: installing torch==$torch_pin (LibTorch with CUDA 13.0, ~4.5 GB) into $venv" >&2
   /usr/bin/python3 -m venv "$venv"
   "$venv/bin/pip" install --quiet --disable-pip-version-check "torch==$torch_pin"
 fi
-"$venv/bin/python" -c 'import torch; print(f"setup: torch {torch.__version__} (CUDA {torch.version.cuda}) in .venv")' >&2
+PYTHONWARNINGS=ignore "$venv/bin/python" -c 'import torch; print(f"setup: torch {torch.__version__} (CUDA {torch.version.cuda}) in .venv")' >&2

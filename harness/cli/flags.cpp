@@ -32,6 +32,8 @@ struct RawFlags {
   std::string bucket_mb, comm_timeout, nproc;
 };
 
+constexpr double kMinCommTimeoutS = 1.0;
+
 // A positive decimal in (0, max] for `flag`; throws UsageError otherwise.
 double parse_positive(const std::string& flag, const std::string& text, double max, const std::string& unit) {
   std::size_t used = 0;
@@ -86,7 +88,14 @@ void apply_settings(const CLI::App& app, const RawFlags& raw, CliOptions& option
   if (!s.profile_steps.empty()) (void)parse_profile_steps(s.profile_steps);  // fail now, not per config
   if (given("--config-timeout")) s.config_timeout_s = static_cast<double>(parse_integer("--config-timeout", raw.timeout, 1, 7 * 24 * 3600));
   if (given("--bucket-mb")) s.bucket_mb = parse_positive("--bucket-mb", raw.bucket_mb, 4096, "a size in MiB");
-  if (given("--comm-timeout")) s.comm_timeout_s = parse_positive("--comm-timeout", raw.comm_timeout, 24 * 3600, "seconds");
+  if (given("--comm-timeout")) {
+    s.comm_timeout_s = parse_positive("--comm-timeout", raw.comm_timeout, 24 * 3600, "seconds");
+    // Below a second even a healthy rendezvous times out, and the failure reads like a
+    // network problem: refuse it here, naming the bound.
+    if (s.comm_timeout_s < kMinCommTimeoutS)
+      throw UsageError("--comm-timeout '" + raw.comm_timeout + "' is invalid: expected seconds from 1 to 86400 " +
+                       "(ranks need about a second to meet)");
+  }
   if (s.overhead) {
     // Its levels are fixed so that two runs measure the same thing; a trace or a profiler
     // capture would be instrumentation the bare steps lack.
@@ -168,6 +177,13 @@ CliOptions parse_command_line(int argc, const char* const* argv) {
   } catch (const CLI::ParseError& error) {
     throw UsageError(std::string(error.what()) + " (see gpubench --help)");
   }
+  // An empty value (--trace "") is never what was meant: refuse it rather than ignore it.
+  for (const CLI::App* scope : {static_cast<const CLI::App*>(&app), static_cast<const CLI::App*>(compare)})
+    for (const CLI::Option* option : scope->get_options())
+      if (option->count() > 0 && option->get_expected_min() > 0)
+        for (const std::string& value : option->results())
+          if (value.empty())
+            throw UsageError(option->get_name() + " is empty: expected a value (see gpubench --help)");
   if (options.format != "" && options.format != "table" && options.format != "json" && options.format != "markdown")
     throw UsageError("--format '" + options.format + "' is unknown: expected table, json or markdown");
   if (compare->parsed()) {

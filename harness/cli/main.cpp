@@ -1,7 +1,9 @@
 // gpubench: runs one real training workload under every configuration this machine can
 // run and reports what each technique buys. Exit codes: 0 ok; 1 regression (compare) or a
 // failed config with --strict, or an unexpected error; 2 usage or input error; 3 compare
-// itself failed (compare_command.h).
+// itself failed (compare_command.h); 4 the matrix ran but its report or trace could not be
+// written (matrix_command.h; the table was printed); 128+signal when SIGINT/SIGTERM stopped
+// the matrix (130 for Ctrl-C; the report marks what was not run; io/interrupt.h).
 #include <iostream>
 #include <vector>
 

@@ -3,15 +3,19 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <functional>
 #include <iostream>
+#include <optional>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "bench/ceilings.h"
 #include "config/errors.h"
 #include "config/matrix_spec.h"
 #include "device/env_record.h"
 #include "io/atomic_file.h"
+#include "io/interrupt.h"
 #include "parallel/rank_launcher.h"
 #include "profile/trace_probe.h"
 #include "reports/report.h"
@@ -26,6 +30,16 @@
 namespace gpubench {
 namespace {
 
+// Runs `write`; the error text if it threw, nullopt if it wrote.
+std::optional<std::string> written_or_error(const std::function<void()>& write) {
+  try {
+    write();
+    return std::nullopt;
+  } catch (const std::exception& error) {
+    return std::string(error.what());
+  }
+}
+
 std::vector<std::string> selected_workloads(const CliOptions& options) {
   return options.workloads.empty() ? workload_names() : options.workloads;
 }
@@ -36,6 +50,13 @@ void validate_inputs(const CliOptions& options, const std::vector<Config>& confi
   for (const auto& config : configs)
     if (std::find(workloads.begin(), workloads.end(), config.workload) == workloads.end())
       workloads.push_back(config.workload);
+  // The report describes --workload's workloads: a config id naming another contradicts it.
+  if (!options.workloads.empty())
+    for (const auto& config : configs)
+      if (std::find(options.workloads.begin(), options.workloads.end(), config.workload) == options.workloads.end())
+        throw UsageError("--matrix " + config.id() + " runs workload " + config.workload + " but --workload '" +
+                         fmt::format("{}", fmt::join(options.workloads, ",")) +
+                         "' leaves it out: drop --workload or name only its workloads' configs");
   const auto& data_dir = options.settings.data_dir;
   if (!data_dir.empty() && std::find(workloads.begin(), workloads.end(), "mlp") == workloads.end())
     throw UsageError("--data '" + data_dir + "' is for the mlp workload (MNIST), which this matrix does not run");
@@ -128,24 +149,41 @@ int run_matrix_command(const CliOptions& options, const std::string& command_lin
   const nlohmann::json env = record_environment(machine.cuda);
   const nlohmann::json matrix = matrix_json(options, configs, threads);
   std::vector<nlohmann::json> done;
+  install_interrupt_handlers();  // Ctrl-C: stop the running config, report the rest as not run
   const MatrixOutput output = run_matrix(run, [&](std::size_t index, const nlohmann::json& row) {
     if (!ranks->writes_report()) return;
     std::cerr << progress_line(index, configs.size(), row) << std::endl;
     done.push_back(row);
-    // Rewritten after every config: an interrupted matrix keeps what it measured.
-    write_file_atomically(options.out, build_report(env, matrix, done, command_line, ceilings).dump(2) + "\n");
+    // Rewritten after every config: an interrupted matrix keeps what it measured. A failed
+    // write (disk full) does not stop the matrix: the final write tries again.
+    if (auto error = written_or_error([&] {
+          write_file_atomically(options.out, build_report(env, matrix, done, command_line, ceilings).dump(2) + "\n");
+        }))
+      std::cerr << "gpubench: warning: report not written after " << row.value("config_id", "?") << ": " << *error
+                << std::endl;
   });
   const auto& results = output.results;
   if (!ranks->writes_report()) return 0;  // rank 0 has every rank's outcome
   const nlohmann::json report = build_report(env, matrix, results, command_line, ceilings);
-  write_file_atomically(options.out, report.dump(2) + "\n");
+  const auto report_error = written_or_error([&] { write_file_atomically(options.out, report.dump(2) + "\n"); });
+  std::optional<std::string> trace_error;
   if (run.collect_trace) {
-    write_chrome_trace(options.trace, output.trace_sets);
-    std::cerr << "trace written to " << options.trace << " (open in https://ui.perfetto.dev or chrome://tracing)" << std::endl;
+    trace_error = written_or_error([&] { write_chrome_trace(options.trace, output.trace_sets); });
+    if (!trace_error)
+      std::cerr << "trace written to " << options.trace << " (open in https://ui.perfetto.dev or chrome://tracing)" << std::endl;
   }
+  // The measurements reach the terminal whatever became of the files.
   const std::string format = !options.format.empty() ? options.format : (isatty(STDOUT_FILENO) ? "table" : "json");
   std::cout << format_report(report, format) << std::flush;
-  std::cerr << "report written to " << options.out << std::endl;
+  if (report_error) std::cerr << "gpubench: error: report not written: " << *report_error << std::endl;
+  if (trace_error) std::cerr << "gpubench: error: trace not written: " << *trace_error << std::endl;
+  if (!report_error) std::cerr << "report written to " << options.out << std::endl;
+  if (const int signal = interrupt_signal(); signal != 0) {
+    std::cerr << "gpubench: interrupted by " << interrupt_signal_name() << ": the running config was stopped, "
+              << "the configs after it were not run" << std::endl;
+    return 128 + signal;
+  }
+  if (report_error || trace_error) return kExitOutputNotWritten;
   const bool any_failed = std::any_of(results.begin(), results.end(),
                                       [](const nlohmann::json& row) { return row.value("status", "") == "failed"; });
   return options.strict && any_failed ? 1 : 0;

@@ -5,6 +5,10 @@
 
 namespace gpubench {
 
+// Exit code when the matrix ran but its report or trace could not be written at the end
+// (disk full, a device that refuses writes): the table was printed, the file is missing.
+constexpr int kExitOutputNotWritten = 4;
+
 // `gpubench --matrix SPEC ...` and `--list`: expand, validate every input before the
 // first measurement, run each config in a child process, write the report after each
 // config, print it. Returns the exit code.

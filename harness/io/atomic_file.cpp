@@ -1,6 +1,7 @@
 #include "io/atomic_file.h"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -21,43 +22,101 @@ std::string directory_of(const std::string& path) {
   return slash == 0 ? "/" : path.substr(0, slash);
 }
 
-}  // namespace
+std::string temp_path_for(const std::string& path) { return path + ".tmp." + std::to_string(getpid()); }
 
-void write_file_atomically(const std::string& path, const std::string& text) {
-  const std::string temp = path + ".tmp." + std::to_string(getpid());
-  const int fd = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (fd < 0) throw std::runtime_error("cannot write '" + temp + "': " + std::strerror(errno));
+// Writes all of `text` to `fd`; returns errno of the first failure, 0 when all went out.
+int write_all(int fd, const std::string& text) {
   std::size_t written = 0;
   while (written < text.size()) {
     const ssize_t n = ::write(fd, text.data() + written, text.size() - written);
     if (n < 0) {
       if (errno == EINTR) continue;
-      const std::string error = std::strerror(errno);
-      ::close(fd);
-      ::unlink(temp.c_str());
-      throw std::runtime_error("cannot write '" + temp + "': " + error);
+      return errno;
     }
     written += static_cast<std::size_t>(n);
   }
-  ::fsync(fd);
+  return 0;
+}
+
+// A device or FIFO (/dev/null, /dev/stdout, a named pipe): written through, in place.
+void write_through(const std::string& path, const std::string& text) {
+  const int fd = ::open(path.c_str(), O_WRONLY | O_CLOEXEC);
+  if (fd < 0) throw std::runtime_error("cannot write '" + path + "': " + std::strerror(errno));
+  const int error = write_all(fd, text);
   ::close(fd);
-  if (std::rename(temp.c_str(), path.c_str()) != 0) {
-    const std::string error = std::strerror(errno);
+  if (error != 0) throw std::runtime_error("cannot write '" + path + "': " + std::strerror(error));
+}
+
+}  // namespace
+
+void write_file_atomically(const std::string& path, const std::string& text) {
+  struct stat info {};
+  if (::lstat(path.c_str(), &info) == 0) {
+    if (S_ISLNK(info.st_mode))
+      throw std::runtime_error("'" + path + "' is a symbolic link: not replaced, not followed");
+    if (S_ISDIR(info.st_mode)) throw std::runtime_error("'" + path + "' is a directory");
+    if (!S_ISREG(info.st_mode)) return write_through(path, text);
+  }
+  const std::string temp = temp_path_for(path);
+  // O_EXCL | O_NOFOLLOW: never through a file or link someone else put at the temp name;
+  // such a leftover (or a crashed run's) is removed, not followed, and the create retried.
+  constexpr int kCreate = O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC;
+  int fd = ::open(temp.c_str(), kCreate, 0644);
+  if (fd < 0 && errno == EEXIST && ::unlink(temp.c_str()) == 0) fd = ::open(temp.c_str(), kCreate, 0644);
+  if (fd < 0) throw std::runtime_error("cannot write '" + temp + "': " + std::strerror(errno));
+  const int error = write_all(fd, text);
+  if (error == 0) ::fsync(fd);
+  ::close(fd);
+  if (error != 0) {
     ::unlink(temp.c_str());
-    throw std::runtime_error("cannot rename '" + temp + "' to '" + path + "': " + error);
+    throw std::runtime_error("cannot write '" + temp + "': " + std::strerror(error));
+  }
+  if (std::rename(temp.c_str(), path.c_str()) != 0) {
+    const std::string rename_error = std::strerror(errno);
+    ::unlink(temp.c_str());
+    throw std::runtime_error("cannot rename '" + temp + "' to '" + path + "': " + rename_error);
   }
 }
 
 void check_writable(const std::string& path, const std::string& flag_name) {
   if (path.empty()) throw UsageError(flag_name + " is empty: expected a file path");
+  const auto refuse = [&](const std::string& why) {
+    throw UsageError(flag_name + " '" + path + "' cannot be written: " + why);
+  };
+  struct stat info {};
+  if (::lstat(path.c_str(), &info) == 0) {
+    if (S_ISLNK(info.st_mode))
+      refuse("it is a symbolic link (outputs are replaced atomically, never through a link): give the file it points to");
+    if (S_ISDIR(info.st_mode)) refuse("it is a directory: expected a file path");
+    if (!S_ISREG(info.st_mode)) {
+      // A device or FIFO is written through in place (write_file_atomically).
+      if (::access(path.c_str(), W_OK) != 0) refuse(std::strerror(errno));
+      return;
+    }
+  }
   const std::string dir = directory_of(path);
-  if (::access(dir.c_str(), W_OK) != 0)
-    throw UsageError(flag_name + " '" + path + "' is not writable: directory '" + dir + "': " + std::strerror(errno));
-  if (::access(path.c_str(), F_OK) == 0 && ::access(path.c_str(), W_OK) != 0)
-    throw UsageError(flag_name + " '" + path + "' is not writable: " + std::strerror(errno));
+  struct stat dir_info {};
+  if (::stat(dir.c_str(), &dir_info) != 0) refuse("directory '" + dir + "': " + std::strerror(errno));
+  if (!S_ISDIR(dir_info.st_mode)) refuse("'" + dir + "' is not a directory");
+  // The real test, as the write will do it: create the temp file beside the target (this
+  // catches read-only and pseudo file systems such as /proc, names too long, permissions).
+  const std::string temp = temp_path_for(path);
+  const int fd = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+  if (fd < 0) refuse("cannot create '" + temp + "' beside it: " + std::strerror(errno));
+  ::close(fd);
+  ::unlink(temp.c_str());
+  if (::access(path.c_str(), F_OK) == 0 && ::access(path.c_str(), W_OK) != 0) refuse(std::strerror(errno));
 }
 
 std::string read_file(const std::string& path, const std::string& what) {
+  // Regular files only: a FIFO would block forever, /dev/zero never ends, and a directory
+  // gives the stream library's unnamed error.
+  struct stat info {};
+  if (::stat(path.c_str(), &info) != 0) throw UsageError("cannot read " + what + " '" + path + "': " + std::strerror(errno));
+  if (!S_ISREG(info.st_mode))
+    throw UsageError("cannot read " + what + " '" + path + "': " +
+                     (S_ISDIR(info.st_mode) ? "it is a directory" : "not a regular file (a device, FIFO or socket)") +
+                     ", expected a file");
   std::ifstream in(path, std::ios::binary);
   if (!in) throw UsageError("cannot read " + what + " '" + path + "': " + std::strerror(errno));
   std::ostringstream buffer;

@@ -1,5 +1,13 @@
 #include "parallel/launch_store.h"
 
+#include <netdb.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <optional>
+
 #include <torch/csrc/distributed/c10d/PrefixStore.hpp>
 #include <torch/csrc/distributed/c10d/TCPStore.hpp>
 
@@ -18,7 +26,38 @@ std::string seconds(std::chrono::milliseconds timeout) {
   return (s == static_cast<int>(s) ? std::to_string(static_cast<int>(s)) : std::to_string(s)) + " s";
 }
 
+// A listening socket bound to `addr` itself (not every interface), for TCPStore to take
+// over; throws std::runtime_error with the OS's reason.
+int listening_socket(const std::string& addr, int port) {
+  addrinfo hints{};
+  hints.ai_family = AF_UNSPEC;
+  hints.ai_socktype = SOCK_STREAM;
+  hints.ai_flags = AI_NUMERICSERV;
+  addrinfo* found = nullptr;
+  if (const int rc = ::getaddrinfo(addr.c_str(), std::to_string(port).c_str(), &hints, &found); rc != 0)
+    throw std::runtime_error("cannot resolve " + addr + ": " + ::gai_strerror(rc));
+  std::string why = "no address";
+  for (const addrinfo* a = found; a != nullptr; a = a->ai_next) {
+    const int fd = ::socket(a->ai_family, a->ai_socktype | SOCK_CLOEXEC, a->ai_protocol);
+    if (fd < 0) continue;
+    const int on = 1;
+    ::setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &on, sizeof(on));
+    if (::bind(fd, a->ai_addr, a->ai_addrlen) == 0 && ::listen(fd, SOMAXCONN) == 0) {
+      ::freeaddrinfo(found);
+      return fd;
+    }
+    why = std::strerror(errno);
+    ::close(fd);
+  }
+  ::freeaddrinfo(found);
+  throw std::runtime_error("cannot listen on " + addr + ":" + std::to_string(port) + ": " + why);
+}
+
 }  // namespace
+
+bool is_loopback_address(const std::string& addr) {
+  return addr == "localhost" || addr.rfind("127.", 0) == 0 || addr == "::1";
+}
 
 c10::intrusive_ptr<c10d::Store> host_store(const std::string& addr, int port, std::chrono::milliseconds timeout) {
   c10d::TCPStoreOptions options;
@@ -28,6 +67,10 @@ c10::intrusive_ptr<c10d::Store> host_store(const std::string& addr, int port, st
   options.waitWorkers = false;
   options.timeout = timeout;
   try {
+    // All ranks on this host: listen on loopback only (c10d's own server would listen on
+    // every interface, unauthenticated). Ranks on other hosts need it reachable: there it
+    // listens on every interface, as torchrun's store does (README, "DDP ranks and their rendezvous").
+    if (is_loopback_address(addr)) options.masterListenFd = listening_socket(addr, port);
     return c10::make_intrusive<c10d::TCPStore>(addr, options);
   } catch (const std::exception& error) {
     throw UsageError("cannot host the rendezvous store on port " + std::to_string(port) + " (MASTER_ADDR=" + addr +

@@ -10,11 +10,17 @@ namespace gpubench {
 // The rendezvous key-value store (c10d TCPStore) ranks meet through.
 
 // Hosts the store on `port` (0: the kernel picks a free one; read it with
-// hosted_store_port). c10d's TCPStore server listens on every interface of this host: it
-// has no bind-address option in 1.13. Throws UsageError when the port cannot be bound
-// (in use, privileged), naming the address and what to do.
+// hosted_store_port). When `addr` is a loopback address (every rank on this host) the
+// server listens on that address only, through a socket bound here and handed to
+// TCPStore (masterListenFd); otherwise on every interface, as c10d's server does (it has
+// no bind-address option), since ranks on other hosts must reach it. The store has no
+// authentication either way. Throws UsageError when the port cannot be bound (in use,
+// privileged), naming the address and what to do.
 c10::intrusive_ptr<c10d::Store> host_store(const std::string& addr, int port, std::chrono::milliseconds timeout);
 std::uint16_t hosted_store_port(const c10::intrusive_ptr<c10d::Store>& store);
+
+// 127.0.0.0/8, ::1 or "localhost".
+bool is_loopback_address(const std::string& addr);
 
 // Connects to a store at addr:port, retrying until `timeout`. Throws UsageError when it
 // cannot be reached in time, naming the address, the wait and the likely causes.

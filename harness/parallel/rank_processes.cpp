@@ -12,6 +12,8 @@
 #include <stdexcept>
 #include <thread>
 
+#include "io/interrupt.h"
+
 extern char** environ;
 
 namespace gpubench {
@@ -58,6 +60,7 @@ void finish(Running& rank, int status, const rusage& usage, Clock::time_point st
 }  // namespace
 
 std::string RankExit::describe() const {
+  if (interrupted) return "interrupted after " + std::to_string(static_cast<int>(wall_s)) + " s";
   if (timed_out) return "timed out after " + std::to_string(static_cast<int>(wall_s)) + " s";
   if (stopped_after_peer_failure) return "stopped " + std::to_string(static_cast<int>(wall_s)) + " s in, after another rank failed";
   if (signal != 0) return "killed by signal " + std::to_string(signal) + " (" + strsignal(signal) + ")";
@@ -72,6 +75,10 @@ std::vector<RankExit> run_rank_processes(const std::vector<RankProcessSpec>& spe
   }
   std::vector<Running> ranks(specs.size());
   const auto start = Clock::now();
+  // One process group for the config's ranks (the first rank's pid): an interrupt or a
+  // second Ctrl-C ends them all, and each dies with this process.
+  const pid_t parent = getpid();
+  pid_t group = 0;
   for (std::size_t i = 0; i < specs.size(); ++i) {
     std::vector<char*> argv = pointers(argvs[i]);
     std::vector<char*> envp = pointers(envs[i]);
@@ -83,11 +90,15 @@ std::vector<RankExit> run_rank_processes(const std::vector<RankProcessSpec>& spe
       throw std::runtime_error(std::string("fork: ") + std::strerror(errno));
     }
     if (pid == 0) {
+      prepare_child_process(parent, group);
       execve(argv[0], argv.data(), envp.data());
       _exit(127);
     }
+    if (group == 0) group = pid;
+    setpgid(pid, group);
     ranks[i].pid = pid;
   }
+  set_running_group(group);
 
   Clock::time_point deadline = start + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(policy.timeout_s));
   bool peer_failed = false;
@@ -110,10 +121,12 @@ std::vector<RankExit> run_rank_processes(const std::vector<RankProcessSpec>& spe
       }
     }
     const auto now = Clock::now();
+    const bool interrupted = interrupt_signal() != 0;
     for (auto& rank : ranks) {
       if (rank.done) continue;
-      if (!rank.term_sent && now >= deadline) {
-        (peer_failed ? rank.exit.stopped_after_peer_failure : rank.exit.timed_out) = true;
+      if (!rank.term_sent && (now >= deadline || interrupted)) {
+        (interrupted ? rank.exit.interrupted
+                     : peer_failed ? rank.exit.stopped_after_peer_failure : rank.exit.timed_out) = true;
         kill(rank.pid, SIGTERM);
         rank.term_sent = true;
         rank.term_at = now;
@@ -123,6 +136,7 @@ std::vector<RankExit> run_rank_processes(const std::vector<RankProcessSpec>& spe
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
   }
+  set_running_group(0);
   std::vector<RankExit> exits;
   for (const auto& rank : ranks) exits.push_back(rank.exit);
   return exits;

@@ -18,9 +18,10 @@ struct RankExit {
   int signal = 0;
   bool timed_out = false;
   bool stopped_after_peer_failure = false;  // killed because another rank had failed and this one did not exit
+  bool interrupted = false;                 // stopped because this process got SIGINT/SIGTERM (io/interrupt.h)
   std::uint64_t peak_rss_bytes = 0;
   double wall_s = 0;
-  bool ok() const { return !timed_out && signal == 0 && exit_code == 0; }
+  bool ok() const { return !timed_out && !interrupted && signal == 0 && exit_code == 0; }
   std::string describe() const;  // "exit code 3", "killed by signal 9 (Killed)", "timed out after 30 s"
 };
 
@@ -31,8 +32,9 @@ struct RankWaitPolicy {
   double after_peer_failure_s = 75;
 };
 
-// Starts every rank at once and waits for all of them. A rank still running at a
-// deadline gets SIGTERM, then SIGKILL after a 5 s grace. Never throws after the first
+// Starts every rank at once, in one process group that dies with this process, and waits
+// for all of them. A rank still running at a deadline, or when this process is
+// interrupted (io/interrupt.h), gets SIGTERM, then SIGKILL after a 5 s grace. Never throws after the first
 // process started: a rank that cannot exec exits 127.
 std::vector<RankExit> run_rank_processes(const std::vector<RankProcessSpec>& ranks, const RankWaitPolicy& policy);
 

@@ -1,5 +1,8 @@
 #include "run/capability.h"
 
+#include <algorithm>
+#include <thread>
+
 #include "device/torch_cuda.h"
 #include "parallel/process_group.h"
 
@@ -32,12 +35,18 @@ MachineCapabilities detect_capabilities() {
   MachineCapabilities machine;
   machine.cuda = query_cuda_runtime();
   machine.torch_cuda_unavailable = torch_cuda_unavailable_reason();
+  machine.cpu_cores = std::max(1u, std::thread::hardware_concurrency());
   return machine;
 }
 
 std::optional<std::string> skip_reason(const Config& config, const MachineCapabilities& machine) {
   if (config.device == DeviceKind::Cuda)
     if (auto reason = cuda_skip_reason(config, machine)) return reason;
+  // CPU ranks share the machine's cores (each gets cores / N threads): more ranks than
+  // cores would measure the scheduler, and a thousand would exhaust memory before the first step.
+  if (config.device == DeviceKind::Cpu && config.parallel == ParallelMode::Ddp && config.world_size > machine.cpu_cores)
+    return "ddp-" + std::to_string(config.world_size) + " needs " + std::to_string(config.world_size) +
+           " CPU processes, one core each; this machine has " + std::to_string(machine.cpu_cores) + " cores";
   // DDP's collective backend must be built (Gloo for cpu, NCCL for cuda); device counts
   // are the CUDA part's business above.
   if (config.parallel == ParallelMode::Ddp)

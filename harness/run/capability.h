@@ -12,6 +12,7 @@ struct MachineCapabilities {
   CudaRuntimeInfo cuda;  // the runtime's device list (names, compute capability)
   // LibTorch's reason it cannot run CUDA here ("no CUDA device: ..."), nullopt when it can.
   std::optional<std::string> torch_cuda_unavailable;
+  int cpu_cores = 1;  // logical CPUs: a CPU ddp-N rank needs one of its own
 };
 
 MachineCapabilities detect_capabilities();

@@ -6,6 +6,7 @@
 
 #include "config/errors.h"
 #include "io/atomic_file.h"
+#include "io/interrupt.h"
 #include "io/private_dir.h"
 #include "profile/trace_span_json.h"
 #include "run/child_process.h"
@@ -163,7 +164,7 @@ int run_child_config(const Config& config, const RunSettings& settings, const st
 }
 
 nlohmann::json child_row(const Config& config, const ChildOutcome& outcome, nlohmann::json written) {
-  const bool clean_exit = !outcome.timed_out && outcome.signal == 0;
+  const bool clean_exit = !outcome.timed_out && !outcome.interrupted && outcome.signal == 0;
   const std::string status = written.is_object() ? written.value("status", "") : "";
   if (clean_exit && outcome.exit_code == 0 && written.is_object()) return written;
   if (clean_exit && outcome.exit_code == kChildFailedWithReason && status == "failed") return written;
@@ -192,6 +193,14 @@ MatrixOutput run_matrix(const MatrixRun& run, const std::function<void(std::size
     }
     output.results.push_back(row);
     on_result(index, row);
+    if (interrupt_signal() != 0) {
+      // The running config was stopped (its row says so); the rest never started.
+      for (std::size_t rest = index + 1; rest < run.configs.size(); ++rest) {
+        output.results.push_back(status_row(run.configs[rest], "skipped", "not run: interrupted (" + interrupt_signal_name() + ")"));
+        on_result(rest, output.results.back());
+      }
+      break;
+    }
   }
   return output;
 }

@@ -37,7 +37,9 @@ struct MatrixOutput {
 // a rank that fails, crashes or times out fails the config with every failed rank's
 // reason. A config that cannot run is `skipped` with its reason; one that throws, crashes
 // or times out is `failed` with its reason; the matrix always goes on.
-// `on_result` is called after each config (progress, incremental report writes).
+// `on_result` is called after each config (progress, incremental report writes). When
+// this process is interrupted (io/interrupt.h) the running config is stopped and fails,
+// and every config after it is `skipped` with "not run: interrupted (SIGINT)".
 MatrixOutput run_matrix(const MatrixRun& run,
                                        const std::function<void(std::size_t index, const nlohmann::json&)>& on_result);
 

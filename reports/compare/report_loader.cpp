@@ -22,8 +22,9 @@ std::string type_of(const json& value) {
   return value.dump();  // true, false, null
 }
 
+// Normal, not merely finite: a denormal step time (1e-320) would give NaN ratios downstream.
 bool is_positive_number(const json& value) {
-  return value.is_number() && std::isfinite(value.get<double>()) && value.get<double>() > 0;
+  return value.is_number() && std::isnormal(value.get<double>()) && value.get<double>() > 0;
 }
 
 void validate_result(const json& result, std::size_t index, const std::string& label, std::set<std::string>& seen) {
@@ -98,7 +99,7 @@ json load_report(const std::string& path, const std::string& role) {
   json report;
   try {
     report = json::parse(text);
-  } catch (const json::parse_error& error) {
+  } catch (const json::exception& error) {  // parse_error, and out_of_range for 1e400 (number overflow)
     throw UsageError(report_label(role, path) + " is not valid JSON: " + error.what());
   }
   validate_report(report, role, path);

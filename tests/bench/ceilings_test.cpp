@@ -160,9 +160,13 @@ TEST_F(LoadCeilings, NamesTheFileAndTheProblem) {
   EXPECT_NE(load_error(R"({"format_version": 1})").find("missing"), std::string::npos);
   EXPECT_NE(load_error(R"({"format": "gpubench-ceilings", "format_version": 2})").find("reads version 1"),
             std::string::npos);
+  // 2^32 + 1 is not version 1 (a 32-bit read would truncate it to 1).
+  EXPECT_NE(load_error(R"({"format": "gpubench-ceilings", "format_version": 4294967297})").find("reads version 1"),
+            std::string::npos);
   const std::string head = R"({"format": "gpubench-ceilings", "format_version": 1, )";
   EXPECT_NE(load_error(head + R"("h2d_gb_per_s": 3})").find("unknown key 'h2d_gb_per_s'"), std::string::npos);
   EXPECT_NE(load_error(head + R"("d2d_gb_per_s": -1})").find("'d2d_gb_per_s' is -1"), std::string::npos);
+  EXPECT_NE(load_error(head + R"("d2d_gb_per_s": 1e400})").find("is not JSON"), std::string::npos);  // overflow
   EXPECT_NE(load_error(head + R"("d2d_gb_per_s": "fast"})").find("expected a finite number"), std::string::npos);
   EXPECT_NE(load_error(head + R"("matmul_tflops": {"cpu": 3}})").find("'matmul_tflops.cpu' is 3, expected an object"),
             std::string::npos);

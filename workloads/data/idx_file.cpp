@@ -1,11 +1,7 @@
 #include "workloads/data/idx_file.h"
 
-#include <cerrno>
-#include <cstring>
-#include <fstream>
-#include <iterator>
-
 #include "config/errors.h"
+#include "io/atomic_file.h"
 
 namespace gpubench {
 namespace {
@@ -18,9 +14,8 @@ std::uint32_t big_endian_u32(const std::uint8_t* bytes) {
 }  // namespace
 
 IdxArray read_idx_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw UsageError("IDX file '" + path + "' cannot be read: " + std::strerror(errno));
-  const std::vector<std::uint8_t> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const std::string text = read_file(path, "IDX file");  // regular files only
+  const std::vector<std::uint8_t> bytes(text.begin(), text.end());
   const auto fail = [&](const std::string& why) { return UsageError("IDX file '" + path + "' " + why); };
   if (bytes.size() < 4) throw fail("is truncated: " + std::to_string(bytes.size()) + " bytes, expected a 4-byte magic");
   if (bytes[0] != 0 || bytes[1] != 0)

@@ -45,7 +45,19 @@ INSTANTIATE_TEST_SUITE_P(
         BadInput{"--seed x1", "--seed 'x1' is invalid"},
         BadInput{"--preset turbo", "--preset 'turbo' is unknown"},
         BadInput{"--format xml", "--format 'xml' is unknown"},
-        BadInput{"--matrix mlp/cpu/fp32 --out /nonexistent-dir/r.json", "is not writable"},
+        BadInput{"--matrix mlp/cpu/fp32 --out /nonexistent-dir/r.json", "directory '/nonexistent-dir': No such file"},
+        BadInput{"--matrix mlp/cpu/fp32 --out /proc/gpubench.json", "cannot create '/proc/gpubench.json.tmp."},
+        BadInput{"--matrix mlp/cpu/fp32 --out /etc/passwd/r.json", "'/etc/passwd' is not a directory"},
+        BadInput{"--matrix mlp/cpu/fp32 --out /tmp", "--out '/tmp' cannot be written: it is a directory"},
+        BadInput{"--matrix mlp/cpu/fp32 --trace /tmp", "--trace '/tmp' cannot be written: it is a directory"},
+        BadInput{"--matrix mlp/cpu/fp32 --data ''", "--data is empty"},
+        BadInput{"--matrix mlp/cpu/fp32 --ceilings ''", "--ceilings is empty"},
+        BadInput{"--matrix mlp/cpu/fp32 --trace ''", "--trace is empty"},
+        BadInput{"--matrix mlp/cpu/fp32 --profile-steps ''", "--profile-steps is empty"},
+        BadInput{"--matrix mlp/cpu/fp32 --format ''", "--format is empty"},
+        BadInput{"--matrix ''", "--matrix is empty"},
+        BadInput{"compare a.json b.json --threshold ''", "--threshold is empty"},
+        BadInput{"--workload cnn --matrix mlp/cpu/fp32", "runs workload mlp but --workload 'cnn' leaves it out"},
         BadInput{"--matrix mlp/cpu/fp32 --data /nonexistent-dir", "is not a directory"},
         BadInput{"--matrix cnn/cpu/fp32 --data /tmp", "for the mlp workload"},
         BadInput{"--config-timeout 0", "--config-timeout '0' is invalid"},
@@ -70,6 +82,12 @@ TEST(BadInput, CorruptMnistFileIsNamed) {
   const auto result = run_command(std::string(GPUBENCH_EXE) + " --matrix mlp/cpu/fp32 --data " + dir);
   EXPECT_EQ(result.exit_code, 2) << result.output;
   EXPECT_NE(result.output.find("train-images-idx3-ubyte"), std::string::npos) << result.output;
+}
+
+TEST(BadInput, OutputNameTooLongIsFoundBeforeRunning) {
+  const auto result = run_command(std::string(GPUBENCH_EXE) + " --matrix mlp/cpu/fp32 --out /tmp/" + std::string(300, 'r') + ".json");
+  EXPECT_EQ(result.exit_code, 2) << result.output;
+  EXPECT_NE(result.output.find("File name too long"), std::string::npos) << result.output;
 }
 
 TEST(BadInput, HelpAndVersionExitZero) {

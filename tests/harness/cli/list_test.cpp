@@ -17,5 +17,13 @@ TEST(List, ShowsEveryConfigAndWhetherItRunsHereWithoutRunning) {
   EXPECT_NE(result.output.find("skip: no CUDA device: "), std::string::npos) << result.output;
 }
 
+TEST(List, SaysHowManyCpuRanksTheMachineHolds) {
+  const auto result = test_support::run_command(std::string(GPUBENCH_EXE) + " --matrix mlp/cpu/fp32/ddp-1024 --list");
+  ASSERT_EQ(result.exit_code, 0) << result.output;
+  EXPECT_NE(result.output.find("skip: ddp-1024 needs 1024 CPU processes, one core each; this machine has"),
+            std::string::npos)
+      << result.output;
+}
+
 }  // namespace
 }  // namespace gpubench

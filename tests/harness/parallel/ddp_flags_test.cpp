@@ -44,6 +44,8 @@ TEST(DdpFlags, ParsedAndHandedToTheRanks) {
 TEST(DdpFlags, BadValuesNameTheFlag) {
   EXPECT_NE(error_of({"--bucket-mb", "0"}).find("--bucket-mb '0' is invalid: expected a size in MiB above 0"), std::string::npos);
   EXPECT_NE(error_of({"--comm-timeout", "soon"}).find("--comm-timeout 'soon' is invalid"), std::string::npos);
+  EXPECT_NE(error_of({"--comm-timeout", "0.0001"}).find("--comm-timeout '0.0001' is invalid: expected seconds from 1"),
+            std::string::npos);
   EXPECT_NE(error_of({"--nproc", "0"}).find("--nproc '0' is invalid"), std::string::npos);
 }
 

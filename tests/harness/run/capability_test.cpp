@@ -23,6 +23,14 @@ TEST(Capability, CpuConfigsRunEverywhere) {
   EXPECT_FALSE(skip_reason(Config::parse("mlp/cpu/bf16"), no_gpu()).has_value());
 }
 
+TEST(Capability, CpuDdpNeedsACorePerRank) {
+  MachineCapabilities machine = no_gpu();
+  machine.cpu_cores = 2;
+  EXPECT_FALSE(skip_reason(Config::parse("mlp/cpu/fp32/ddp-2"), machine).has_value());
+  EXPECT_EQ(skip_reason(Config::parse("mlp/cpu/fp32/ddp-1024"), machine),
+            "ddp-1024 needs 1024 CPU processes, one core each; this machine has 2 cores");
+}
+
 TEST(Capability, GpuConfigsAreSkippedWithLibTorchsReason) {
   for (const std::string id : {"cnn/cuda/fp32/pageable", "cnn/cuda/amp-fp16/pinned", "cnn/cuda/fp32/pinned/dp",
                                "cnn/cuda/fp32/pinned/ddp-1"}) {

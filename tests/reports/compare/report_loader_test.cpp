@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <sys/stat.h>
+
 #include <filesystem>
 #include <fstream>
 
@@ -122,6 +124,20 @@ TEST(LoadReport, SamplesNotPositive) {
   expect_load_error("negative_sample.json", report.dump(), "samples.step_ms[2] is a number (-1.5)");
 }
 
+// Denormal samples would make every statistic NaN (and compare call it a regression).
+TEST(LoadReport, SamplesNotNormalNumbers) {
+  json report = good_report();
+  report["results"][0]["samples"]["step_ms"][0] = 1e-320;
+  expect_load_error("denormal_sample.json", report.dump(), "samples.step_ms[0] is a number (1e-320)");
+}
+
+// 1e400 is past double's range: nlohmann throws out_of_range, not parse_error.
+TEST(LoadReport, NumbersOutOfRangeAreBadInput) {
+  std::string text = good_report().dump();
+  text.replace(text.find("10.0"), 4, "1e400");
+  expect_load_error("huge.json", text, "is not valid JSON");
+}
+
 TEST(LoadReport, SamplesNotAnArray) {
   json report = good_report();
   report["results"][0]["samples"]["step_ms"] = 12.5;
@@ -162,6 +178,23 @@ TEST(LoadReportSet, ADirectoryIsItsJsonFilesInNameOrder) {
     EXPECT_NE(std::string(error.what()).find("BASE report '" + (dir / "run-04.json").string() + "' is not valid JSON"),
               std::string::npos)
         << error.what();
+  }
+  fs::remove_all(dir);
+}
+
+// A FIFO named like a report would block compare forever: it is bad input instead.
+TEST(LoadReportSet, AFifoInTheDirectoryIsRefusedNotWaitedOn) {
+  namespace fs = std::filesystem;
+  const fs::path dir = fs::path(::testing::TempDir()) / "gpubench_report_set_fifo";
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  std::ofstream(dir / "run-01.json") << good_report().dump();
+  ASSERT_EQ(::mkfifo((dir / "run-02.json").c_str(), 0600), 0);
+  try {
+    load_report_set(dir.string(), "BASE");
+    ADD_FAILURE() << "the FIFO was accepted";
+  } catch (const UsageError& error) {
+    EXPECT_NE(std::string(error.what()).find("run-02.json': not a regular file"), std::string::npos) << error.what();
   }
   fs::remove_all(dir);
 }

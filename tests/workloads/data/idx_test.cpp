@@ -2,6 +2,7 @@
 
 #include <sys/stat.h>
 
+#include <filesystem>
 #include <fstream>
 
 #include "config/errors.h"
@@ -58,7 +59,13 @@ TEST_F(IdxFiles, CorruptFilesGiveErrorsNamingFileAndProblem) {
   EXPECT_NE(error_of(dir + "/short").find("truncated"), std::string::npos);
   write(dir + "/header", {0, 0, 8, 3, 0, 0});
   EXPECT_NE(error_of(dir + "/header").find("inside its header"), std::string::npos);
-  EXPECT_NE(error_of(dir + "/nope").find("cannot be read"), std::string::npos);
+  EXPECT_NE(error_of(dir + "/nope").find("cannot read IDX file"), std::string::npos);
+  // Regular files only: a directory, a device that never ends, a FIFO that never answers.
+  std::filesystem::create_directory(dir + "/a-directory");
+  EXPECT_NE(error_of(dir + "/a-directory").find("it is a directory"), std::string::npos);
+  EXPECT_NE(error_of("/dev/zero").find("not a regular file"), std::string::npos);
+  ASSERT_EQ(::mkfifo((dir + "/fifo").c_str(), 0600), 0);
+  EXPECT_NE(error_of(dir + "/fifo").find("not a regular file"), std::string::npos);
   EXPECT_NE(error_of(dir + "/header").find(dir + "/header"), std::string::npos) << "names the file";
 }
 

@@ -1,0 +1,55 @@
+#include "io/interrupt.h"
+
+#include <signal.h>
+#include <sys/prctl.h>
+#include <unistd.h>
+
+#include <atomic>
+
+namespace gpubench {
+namespace {
+
+std::atomic<int> g_signal{0};
+std::atomic<pid_t> g_running_group{0};
+static_assert(std::atomic<int>::is_always_lock_free && std::atomic<pid_t>::is_always_lock_free,
+              "read and written from a signal handler");
+
+void on_interrupt(int signal) {
+  int none = 0;
+  if (g_signal.compare_exchange_strong(none, signal)) return;  // the first: the waiting loops act on it
+  // The second: no more waiting.
+  if (const pid_t group = g_running_group.load(); group > 0) ::kill(-group, SIGKILL);
+  ::_exit(128 + signal);
+}
+
+}  // namespace
+
+void install_interrupt_handlers() {
+  struct sigaction action {};
+  action.sa_handler = on_interrupt;
+  sigemptyset(&action.sa_mask);
+  action.sa_flags = SA_RESTART;
+  ::sigaction(SIGINT, &action, nullptr);
+  ::sigaction(SIGTERM, &action, nullptr);
+}
+
+int interrupt_signal() { return g_signal.load(); }
+
+std::string interrupt_signal_name() {
+  switch (g_signal.load()) {
+    case 0: return "";
+    case SIGINT: return "SIGINT";
+    case SIGTERM: return "SIGTERM";
+    default: return "signal " + std::to_string(g_signal.load());
+  }
+}
+
+void set_running_group(pid_t group) { g_running_group.store(group); }
+
+void prepare_child_process(pid_t parent, pid_t group) {
+  ::setpgid(0, group);
+  ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+  if (::getppid() != parent) ::_exit(1);  // the parent died before prctl: nobody waits for us
+}
+
+}  // namespace gpubench

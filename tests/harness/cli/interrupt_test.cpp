@@ -1,0 +1,143 @@
+// End to end: a signal to gpubench, and gpubench killed outright. The first SIGINT stops the
+// running config, marks the rest `not run: interrupted`, writes the report and exits 130,
+// with no child left; a SIGKILLed gpubench takes its children (DDP ranks too) with it.
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "support/report_json.h"
+#include "support/run_command.h"
+
+namespace gpubench {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+std::string slurp(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+// Processes whose environment carries `marker` (this test's gpubench and its children only:
+// other tests may run gpubench at the same time).
+std::vector<pid_t> processes_marked(const std::string& marker, const std::string& in_cmdline = "") {
+  std::vector<pid_t> found;
+  for (const auto& entry : std::filesystem::directory_iterator("/proc")) {
+    const std::string name = entry.path().filename();
+    if (name.find_first_not_of("0123456789") != std::string::npos) continue;
+    if (slurp(entry.path() / "environ").find(marker) == std::string::npos) continue;
+    std::string cmdline = slurp(entry.path() / "cmdline");
+    for (char& c : cmdline)
+      if (c == '\0') c = ' ';
+    if (cmdline.find(in_cmdline) != std::string::npos) found.push_back(std::stoi(name));
+  }
+  return found;
+}
+
+// Waits until `done()` or `limit`; true if done.
+template <typename Done>
+bool wait_until(Done done, std::chrono::seconds limit) {
+  const auto deadline = Clock::now() + limit;
+  while (!done()) {
+    if (Clock::now() >= deadline) return false;
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  return true;
+}
+
+class Interrupt : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = test_support::make_temp_dir("interrupt");
+    marker_ = "GPUBENCH_TEST_MARKER=" + dir_;
+  }
+
+  // Starts gpubench with `args` (stdout and stderr to dir/log), marked and with its own TMPDIR.
+  pid_t start(std::vector<std::string> args) {
+    args.insert(args.begin(), GPUBENCH_EXE);
+    const pid_t pid = fork();
+    if (pid == 0) {
+      const int log = ::open((dir_ + "/log").c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+      ::dup2(log, 1);
+      ::dup2(log, 2);
+      ::putenv(const_cast<char*>(marker_.c_str()));
+      ::setenv("CUDA_VISIBLE_DEVICES", "", 1);
+      ::setenv("TMPDIR", dir_.c_str(), 1);  // a SIGKILLed gpubench leaves its private directory there
+      std::vector<char*> argv;
+      for (auto& arg : args) argv.push_back(arg.data());
+      argv.push_back(nullptr);
+      ::execv(argv[0], argv.data());
+      ::_exit(127);
+    }
+    return pid;
+  }
+
+  // Exit status of `pid` within `limit`, -1 if it did not exit (it is then killed).
+  static int exit_status(pid_t pid, std::chrono::seconds limit) {
+    int status = 0;
+    if (!wait_until([&] { return ::waitpid(pid, &status, WNOHANG) == pid; }, limit)) {
+      ::kill(pid, SIGKILL);
+      ::waitpid(pid, &status, 0);
+      return -1;
+    }
+    return status;
+  }
+
+  std::string dir_, marker_;
+};
+
+TEST_F(Interrupt, FirstCtrlCStopsTheRunningConfigReportsTheRestAndExits130) {
+  const pid_t gpubench = start({"--matrix", "mlp/cpu/fp32,cnn/cpu/fp32,mlp/cpu/bf16", "--steps", "1000000",
+                                "--warmup", "0", "--format", "markdown", "--out", dir_ + "/report.json"});
+  ASSERT_TRUE(wait_until([&] { return !processes_marked(marker_, "--child-config mlp/cpu/fp32").empty(); },
+                         std::chrono::seconds(30)))
+      << slurp(dir_ + "/log");
+  std::this_thread::sleep_for(std::chrono::seconds(1));  // the child is training now
+  ::kill(gpubench, SIGINT);
+  const int status = exit_status(gpubench, std::chrono::seconds(30));
+  ASSERT_TRUE(WIFEXITED(status)) << status << "\n" << slurp(dir_ + "/log");
+  EXPECT_EQ(WEXITSTATUS(status), 130) << slurp(dir_ + "/log");
+  EXPECT_TRUE(processes_marked(marker_).empty()) << "a child outlived the interrupted matrix";
+
+  const auto report = test_support::read_json(dir_ + "/report.json");
+  ASSERT_EQ(report["results"].size(), 3u) << report.dump(2);
+  EXPECT_EQ(report["results"][0]["status"], "failed");
+  EXPECT_NE(report["results"][0]["reason"].get<std::string>().find("interrupted"), std::string::npos);
+  for (int i : {1, 2}) {
+    EXPECT_EQ(report["results"][i]["status"], "skipped");
+    EXPECT_EQ(report["results"][i]["reason"], "not run: interrupted (SIGINT)");
+  }
+  EXPECT_NE(slurp(dir_ + "/log").find("gpubench: interrupted by SIGINT"), std::string::npos) << slurp(dir_ + "/log");
+}
+
+TEST_F(Interrupt, RanksOfAKilledGpubenchDieWithinSeconds) {
+  const pid_t gpubench = start({"--matrix", "mlp/cpu/fp32/ddp-2", "--steps", "1000000", "--warmup", "0",
+                                "--out", dir_ + "/report.json"});
+  ASSERT_TRUE(wait_until([&] { return processes_marked(marker_, "--child-config").size() == 2; },
+                         std::chrono::seconds(30)))
+      << slurp(dir_ + "/log");
+  ::kill(gpubench, SIGKILL);
+  ::waitpid(gpubench, nullptr, 0);
+  const auto start = Clock::now();
+  EXPECT_TRUE(wait_until([&] { return processes_marked(marker_).empty(); }, std::chrono::seconds(10)))
+      << "ranks still running 10 s after their parent was killed";
+  std::cout << "orphaned ranks gone after "
+            << std::chrono::duration<double>(Clock::now() - start).count() << " s\n";
+}
+
+}  // namespace
+}  // namespace gpubench

@@ -1,0 +1,67 @@
+// End to end: what --out does to what is already at its path. A regular file is replaced
+// atomically; a device is written through, never replaced (as root, replacing /dev/null
+// would break the machine); a symbolic link is refused before anything is measured; a
+// final write that fails still prints the measurements and exits 4.
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <fstream>
+#include <sstream>
+
+#include <gtest/gtest.h>
+
+#include "support/run_command.h"
+
+namespace gpubench {
+namespace {
+
+using test_support::run_command;
+
+const std::string kQuickRun = std::string(GPUBENCH_EXE) + " --matrix mlp/cpu/fp32 --steps 2 --warmup 0 --format markdown";
+
+std::string contents(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+TEST(OutputFiles, ASymbolicLinkIsRefusedAndWhatItPointsToIsUntouched) {
+  const std::string dir = test_support::make_temp_dir("out-link");
+  std::ofstream(dir + "/victim") << "keep";
+  ASSERT_EQ(::symlink((dir + "/victim").c_str(), (dir + "/report.json").c_str()), 0);
+  const auto result = run_command(kQuickRun + " --out " + dir + "/report.json");
+  EXPECT_EQ(result.exit_code, 2) << result.output;
+  EXPECT_NE(result.output.find("is a symbolic link"), std::string::npos) << result.output;
+  EXPECT_EQ(result.output.find("samples/s"), std::string::npos) << "nothing was measured: " << result.output;
+  EXPECT_EQ(contents(dir + "/victim"), "keep");
+  struct stat info {};
+  ASSERT_EQ(::lstat((dir + "/report.json").c_str(), &info), 0);
+  EXPECT_TRUE(S_ISLNK(info.st_mode));
+}
+
+TEST(OutputFiles, ADeviceIsWrittenThroughNotReplaced) {
+  struct stat before {};
+  ASSERT_EQ(::lstat("/dev/null", &before), 0);
+  ASSERT_TRUE(S_ISCHR(before.st_mode));
+  const auto result = run_command(kQuickRun + " --out /dev/null");
+  EXPECT_EQ(result.exit_code, 0) << result.output;
+  struct stat after {};
+  ASSERT_EQ(::lstat("/dev/null", &after), 0);
+  EXPECT_TRUE(S_ISCHR(after.st_mode)) << "/dev/null was replaced";
+  EXPECT_EQ(after.st_rdev, before.st_rdev);
+}
+
+TEST(OutputFiles, AFinalWriteThatFailsStillPrintsTheTableAndExitsFour) {
+  struct stat full {};
+  if (::lstat("/dev/full", &full) != 0 || !S_ISCHR(full.st_mode)) GTEST_SKIP() << "no /dev/full here";
+  const auto result = run_command(kQuickRun + " --out /dev/full");
+  EXPECT_EQ(result.exit_code, 4) << result.output;
+  EXPECT_NE(result.output.find("| mlp/cpu/fp32 | ok |"), std::string::npos) << result.output;
+  EXPECT_NE(result.output.find("gpubench: error: report not written: cannot write '/dev/full': No space left"),
+            std::string::npos)
+      << result.output;
+}
+
+}  // namespace
+}  // namespace gpubench
