@@ -79,150 +79,216 @@ ResolvedSizes resolve_sizes(const std::string& workload_name, const RunSettings&
   return sizes;
 }
 
-nlohmann::json run_config_in_process(const Config& config, const RunSettings& settings) {
-  const auto started = std::chrono::steady_clock::now();
-  // The ranks of a CPU DDP config share this machine's cores: by default each gets its
-  // share, as torchrun's OMP_NUM_THREADS=1 intends; all cores per rank would oversubscribe
-  // them and charge DDP for the contention. An explicit --threads is honoured.
-  int requested_threads = settings.threads;
-  if (requested_threads == 0 && config.parallel == ParallelMode::Ddp && config.device == DeviceKind::Cpu)
-    requested_threads = std::max(1, static_cast<int>(std::thread::hardware_concurrency()) / config.world_size);
-  const int threads = apply_thread_setting(requested_threads);
-  torch::manual_seed(settings.seed);
+namespace {
 
-  const auto workload = make_workload(config.workload);
-  const ResolvedSizes sizes = resolve_sizes(config.workload, settings);
-  const bool real_data = workload->accepts_real_data() && !settings.data_dir.empty();
-  TensorDataset dataset = workload->make_dataset({sizes.dataset_samples, settings.seed, real_data ? settings.data_dir : ""});
-  const auto dataset_samples = static_cast<std::int64_t>(*dataset.size());
-  if (sizes.batch_size > dataset_samples)
-    throw UsageError("--batch-size " + std::to_string(sizes.batch_size) + " is larger than the " + config.workload +
-                     " dataset (" + std::to_string(dataset_samples) + " samples)");
+// A config between its stages (prepare -> train -> collect): what training needs and what
+// the result describes. Members are destroyed in reverse order: the trainer spec's gradient
+// sync points into the DDP session, the optimizer into the model.
+struct PreparedConfig {
+  Config config;
+  const RunSettings* settings = nullptr;
+  std::chrono::steady_clock::time_point started;
+  int threads = 0;
+  std::unique_ptr<Workload> workload;
+  ResolvedSizes sizes;
+  bool real_data = false;
+  std::int64_t dataset_samples = 0;
+  std::int64_t shard_samples = 0;  // per rank; dataset_samples for one process
+  ExecutionPlan plan;
+  std::unique_ptr<DdpSession> ddp;
+  Model model;
+  std::unique_ptr<torch::optim::Adam> optimizer;
+  std::unique_ptr<BatchSource> source;
+  std::optional<OverheadSchedule> overhead;
+  ConfigProbes probes;
+  TrainerSpec spec;
+};
 
-  // A DDP rank runs its device's single-process plan (its launcher narrowed
-  // CUDA_VISIBLE_DEVICES to the rank's device) plus the session: process group, rank 0's
-  // parameters, its data shard, gradient all-reduce during backward.
-  const bool ddp_config = config.parallel == ParallelMode::Ddp;
-  Config per_process = config;
+// The ranks of a CPU DDP config share this machine's cores: by default each gets its
+// share, as torchrun's OMP_NUM_THREADS=1 intends; all cores per rank would oversubscribe
+// them and charge DDP for the contention. An explicit --threads is honoured.
+int threads_for(const Config& config, const RunSettings& settings) {
+  int requested = settings.threads;
+  if (requested == 0 && config.parallel == ParallelMode::Ddp && config.device == DeviceKind::Cpu)
+    requested = std::max(1, static_cast<int>(std::thread::hardware_concurrency()) / config.world_size);
+  return apply_thread_setting(requested);
+}
+
+// The dataset (synthetic, or MNIST IDX files for mlp with --data), checked against the batch.
+TensorDataset load_dataset(PreparedConfig& c) {
+  const RunSettings& settings = *c.settings;
+  c.real_data = c.workload->accepts_real_data() && !settings.data_dir.empty();
+  TensorDataset dataset =
+      c.workload->make_dataset({c.sizes.dataset_samples, settings.seed, c.real_data ? settings.data_dir : ""});
+  c.dataset_samples = static_cast<std::int64_t>(*dataset.size());
+  if (c.sizes.batch_size > c.dataset_samples)
+    throw UsageError("--batch-size " + std::to_string(c.sizes.batch_size) + " is larger than the " + c.config.workload +
+                     " dataset (" + std::to_string(c.dataset_samples) + " samples)");
+  return dataset;
+}
+
+// A DDP rank runs its device's single-process plan (its launcher narrowed
+// CUDA_VISIBLE_DEVICES to the rank's device) plus the session: process group, rank 0's
+// parameters, its data shard, gradient all-reduce during backward.
+void plan_devices(PreparedConfig& c) {
+  Config per_process = c.config;
+  const bool ddp_config = c.config.parallel == ParallelMode::Ddp;
   if (ddp_config) {
     per_process.parallel = ParallelMode::Single;
     per_process.world_size = 1;
   }
-  ExecutionPlan plan = plan_execution(per_process);
-  std::unique_ptr<DdpSession> ddp;
-  if (ddp_config)
-    ddp = DdpSession::join({config.world_size, plan.device, settings.bucket_mb, settings.comm_timeout_s, settings.seed},
+  c.plan = plan_execution(per_process);
+  c.shard_samples = (c.dataset_samples + c.config.world_size - 1) / c.config.world_size;
+  if (!ddp_config) return;
+  const RunSettings& settings = *c.settings;
+  c.ddp = DdpSession::join({c.config.world_size, c.plan.device, settings.bucket_mb, settings.comm_timeout_s, settings.seed},
                            read_launch_env());
-  const std::int64_t shard_samples = (dataset_samples + config.world_size - 1) / config.world_size;
-  if (ddp && sizes.batch_size > shard_samples)
-    throw UsageError("--batch-size " + std::to_string(sizes.batch_size) + " is larger than each rank's shard of the " +
-                     config.workload + " dataset (" + std::to_string(shard_samples) + " of " +
-                     std::to_string(dataset_samples) + " samples)");
-  Model model = workload->make_model();
-  model.module->to(plan.device);
-  if (ddp) ddp->broadcast_from_rank0(*model.module);
-  torch::optim::Adam optimizer(model.module->parameters(), torch::optim::AdamOptions(1e-3));
-  LoaderOptions loader_options{sizes.batch_size, settings.workers, std::nullopt};
-  if (ddp) loader_options.shard = ddp->data_shard();
-  auto source = plan.make_batch_source(std::move(dataset), loader_options);
+  if (c.sizes.batch_size > c.shard_samples)
+    throw UsageError("--batch-size " + std::to_string(c.sizes.batch_size) + " is larger than each rank's shard of the " +
+                     c.config.workload + " dataset (" + std::to_string(c.shard_samples) + " of " +
+                     std::to_string(c.dataset_samples) + " samples)");
+}
 
-  std::optional<OverheadSchedule> overhead;
-  if (settings.overhead) overhead = overhead_schedule(config, settings, sizes.warmup);
-  ConfigProbes config_probes = assemble_probes(config, settings, plan, overhead);
-  ProbeSet& probes = config_probes.all;
-  const auto& timer = config_probes.timer;
-  if (ddp) probes.add(ddp->recorder());
-
+// How the Trainer runs: device, autocast, warm-up, stopping rule, sync, gradient sync.
+TrainerSpec trainer_spec(PreparedConfig& c) {
   TrainerSpec spec;
-  spec.device = plan.device;
-  spec.autocast = plan.autocast;
-  spec.autocast_dtype = plan.autocast_dtype;
-  spec.warmup_steps = sizes.warmup;
-  spec.stopping = overhead ? overhead_stopping(sizes.stopping, *overhead) : sizes.stopping;
-  if (ddp_config && !spec.stopping.exact) {
+  spec.device = c.plan.device;
+  spec.autocast = c.plan.autocast;
+  spec.autocast_dtype = c.plan.autocast_dtype;
+  spec.warmup_steps = c.sizes.warmup;
+  spec.stopping = c.overhead ? overhead_stopping(c.sizes.stopping, *c.overhead) : c.sizes.stopping;
+  if (c.ddp && !spec.stopping.exact) {
     // Ranks must run the same number of steps (each waits for the others' gradients), but
     // each would judge noise and budget on its own clock: use a fixed count instead.
     spec.stopping.exact = true;
-    spec.stopping.max_steps = overhead ? spec.stopping.min_steps : std::max(spec.stopping.min_steps * 5, 10);
+    spec.stopping.max_steps = c.overhead ? spec.stopping.min_steps : std::max(spec.stopping.min_steps * 5, 10);
   }
-  if (overhead)
-    spec.sync_each_phase = [schedule = *overhead](int step) {
+  if (c.overhead)
+    spec.sync_each_phase = [schedule = *c.overhead](int step) {
       return schedule.level_at(step) != InstrumentationLevel::Bare;
     };
-  spec.test_delay_ms = settings.test_step_delay_ms;
-  spec.config_id = config.id();
-  spec.synchronize = plan.synchronize;
-  spec.data_parallel_devices = plan.data_parallel_devices;
-  if (ddp) spec.gradient_sync = &ddp->attach(model.module->parameters());
-  Trainer trainer(spec, probes);
-  TrainingRun run = trainer.run(model, optimizer, *workload, *source, *plan.scaler);
+  spec.test_delay_ms = c.settings->test_step_delay_ms;
+  spec.config_id = c.config.id();
+  spec.synchronize = c.plan.synchronize;
+  spec.data_parallel_devices = c.plan.data_parallel_devices;
+  if (c.ddp) spec.gradient_sync = &c.ddp->attach(c.model.module->parameters());
+  return spec;
+}
+
+// Stage 1: everything the training loop needs, and every input checked.
+void prepare(PreparedConfig& c) {
+  const RunSettings& settings = *c.settings;
+  c.threads = threads_for(c.config, settings);
+  torch::manual_seed(settings.seed);
+  c.workload = make_workload(c.config.workload);
+  c.sizes = resolve_sizes(c.config.workload, settings);
+  TensorDataset dataset = load_dataset(c);
+  plan_devices(c);
+  c.model = c.workload->make_model();
+  c.model.module->to(c.plan.device);
+  if (c.ddp) c.ddp->broadcast_from_rank0(*c.model.module);
+  c.optimizer = std::make_unique<torch::optim::Adam>(c.model.module->parameters(), torch::optim::AdamOptions(1e-3));
+  LoaderOptions loader_options{c.sizes.batch_size, settings.workers, std::nullopt};
+  if (c.ddp) loader_options.shard = c.ddp->data_shard();
+  c.source = c.plan.make_batch_source(std::move(dataset), loader_options);
+  if (settings.overhead) c.overhead = overhead_schedule(c.config, settings, c.sizes.warmup);
+  c.probes = assemble_probes(c.config, settings, c.plan, c.overhead);
+  if (c.ddp) c.probes.all.add(c.ddp->recorder());
+  c.spec = trainer_spec(c);
+}
+
+// Stage 2: the training loop.
+TrainingRun train(PreparedConfig& c) {
+  Trainer trainer(c.spec, c.probes.all);
+  return trainer.run(c.model, *c.optimizer, *c.workload, *c.source, *c.plan.scaler);
+}
+
+// --trace: this config's host spans, and CUPTI's device spans when it collected, handed
+// to the parent.
+std::optional<DeviceSpanCount> hand_over_trace(PreparedConfig& c) {
   std::optional<DeviceSpanCount> device_spans;
-  if (config_probes.trace) {
-    if (config_probes.cupti && config_probes.cupti->state() == CuptiCollector::State::Done)
-      device_spans = add_cupti_device_spans(*config_probes.trace, config_probes.cupti->records(),
-                                            config_probes.cupti->clock_alignment());
-    write_file_atomically(settings.trace_path, to_json(config_probes.trace->span_set()).dump());
-  }
+  if (!c.probes.trace) return device_spans;
+  if (c.probes.cupti && c.probes.cupti->state() == CuptiCollector::State::Done)
+    device_spans = add_cupti_device_spans(*c.probes.trace, c.probes.cupti->records(), c.probes.cupti->clock_alignment());
+  write_file_atomically(c.settings->trace_path, to_json(c.probes.trace->span_set()).dump());
+  return device_spans;
+}
+
+// The result's description of what ran: config, workload, steps, stopping rule, threads.
+nlohmann::json describe_run(const PreparedConfig& c, const TrainingRun& run) {
+  const RunSettings& settings = *c.settings;
+  nlohmann::json result;
+  result["config_id"] = c.config.id();
+  result["config"] = config_json(c.config);
+  result["status"] = "ok";
+  result["reason"] = "";
+  nlohmann::json workload_json = c.workload->describe();
+  workload_json["name"] = c.config.workload;
+  workload_json["batch_size"] = c.sizes.batch_size;
+  workload_json["global_batch_size"] = c.sizes.batch_size * c.config.world_size;
+  workload_json["dataset_samples"] = c.dataset_samples;
+  workload_json["data_source"] =
+      c.real_data ? "mnist-idx:" + settings.data_dir : "synthetic(seed=" + std::to_string(settings.seed) + ")";
+  workload_json["parameters"] = c.model.parameter_count();
+  workload_json["workers"] = settings.workers;
+  result["workload"] = workload_json;
+  const auto& step_ms = c.probes.timer->step_ms();
+  result["steps"] = {{"warmup", c.sizes.warmup}, {"measured", static_cast<int>(step_ms.size())}};
+  const MedianInterval interval = median_confidence_interval(step_ms);
+  result["stopping"] = {{"reason", run.stop_reason},
+                        {"exact_steps", c.spec.stopping.exact},
+                        {"min_steps", c.spec.stopping.min_steps},
+                        {"max_steps", c.spec.stopping.max_steps},
+                        {"budget_s", c.sizes.stopping.budget_s},
+                        {"target_relative_ci", c.sizes.stopping.target_relative_ci},
+                        {"median_ci95_ms", {interval.low, interval.high}},
+                        {"median_ci95_relative", interval.relative_half_width()}};
+  result["threads"] = {{"intra_op", c.threads}, {"inter_op", at::get_num_interop_threads()}};
+  return result;
+}
+
+// The seed's pitfall: a parameter or batch left behind on another device still trains,
+// just slowly. Checked, not assumed.
+nlohmann::json placement_json(const PreparedConfig& c, const TrainingRun& run) {
+  bool parameters_on_device = true;
+  for (const auto& parameter : c.model.module->parameters())
+    parameters_on_device = parameters_on_device && parameter.device() == c.plan.device;
+  return {{"parameters_on_device", parameters_on_device}, {"batch_on_device", run.last_batch.data.device() == c.plan.device}};
+}
+
+// Stage 3: every rank's numbers to rank 0, the checkpoint round trip, the result row.
+nlohmann::json collect(PreparedConfig& c, const TrainingRun& run) {
+  const std::optional<DeviceSpanCount> device_spans = hand_over_trace(c);
+  const auto& step_ms = c.probes.timer->step_ms();
   // Rank 0 gets every rank's numbers; the report is rank 0's result.
   std::optional<DdpSession::Gathered> gathered;
-  if (ddp) gathered = ddp->gather(timer->step_ms(), run.losses, static_cast<std::size_t>(shard_samples));
-  const bool reporting = !ddp || ddp->rank() == 0;
-
+  if (c.ddp) gathered = c.ddp->gather(step_ms, run.losses, static_cast<std::size_t>(c.shard_samples));
+  const bool reporting = !c.ddp || c.ddp->rank() == 0;
   // The ranks hold the same parameters: only the reporting process checks the round trip,
   // in a directory of its own (no other user can plant a symlink for torch::save to follow).
   CheckpointCheck checkpoint;
   if (reporting) {
     const PrivateDir checkpoint_dir;
-    checkpoint = check_checkpoint_round_trip(*workload, model, optimizer, run.last_batch.data,
+    checkpoint = check_checkpoint_round_trip(*c.workload, c.model, *c.optimizer, run.last_batch.data,
                                              checkpoint_dir.file("checkpoint.pt"));
   }
 
-  nlohmann::json result;
-  result["config_id"] = config.id();
-  result["config"] = config_json(config);
-  result["status"] = "ok";
-  result["reason"] = "";
-  nlohmann::json workload_json = workload->describe();
-  workload_json["name"] = config.workload;
-  workload_json["batch_size"] = sizes.batch_size;
-  workload_json["global_batch_size"] = sizes.batch_size * config.world_size;
-  workload_json["dataset_samples"] = dataset_samples;
-  workload_json["data_source"] = real_data ? "mnist-idx:" + settings.data_dir : "synthetic(seed=" + std::to_string(settings.seed) + ")";
-  workload_json["parameters"] = model.parameter_count();
-  workload_json["workers"] = settings.workers;
-  result["workload"] = workload_json;
-  result["steps"] = {{"warmup", sizes.warmup}, {"measured", static_cast<int>(timer->step_ms().size())}};
-  const MedianInterval interval = median_confidence_interval(timer->step_ms());
-  result["stopping"] = {{"reason", run.stop_reason},
-                        {"exact_steps", spec.stopping.exact},
-                        {"min_steps", spec.stopping.min_steps},
-                        {"max_steps", spec.stopping.max_steps},
-                        {"budget_s", sizes.stopping.budget_s},
-                        {"target_relative_ci", sizes.stopping.target_relative_ci},
-                        {"median_ci95_ms", {interval.low, interval.high}},
-                        {"median_ci95_relative", interval.relative_half_width()}};
-  result["threads"] = {{"intra_op", threads}, {"inter_op", at::get_num_interop_threads()}};
-  probes.write_result(result);
-  plan.scaler->write_result(result);
-  if (overhead)
+  nlohmann::json result = describe_run(c, run);
+  c.probes.all.write_result(result);
+  c.plan.scaler->write_result(result);
+  if (c.overhead)
     result["overhead"] =
-        overhead_json(*overhead, run.step_ms, cupti_overhead_note(config, settings, config_probes.cupti.get()));
+        overhead_json(*c.overhead, run.step_ms, cupti_overhead_note(c.config, *c.settings, c.probes.cupti.get()));
   if (device_spans) result["trace"] = {{"device_spans", device_spans->added}, {"device_spans_left_out", device_spans->left_out}};
-
   std::vector<double> samples_per_s;
-  for (double ms : timer->step_ms()) samples_per_s.push_back(static_cast<double>(sizes.batch_size * config.world_size) * 1000.0 / ms);
+  const double global_batch = static_cast<double>(c.sizes.batch_size * c.config.world_size);
+  for (double ms : step_ms) samples_per_s.push_back(global_batch * 1000.0 / ms);
   result["throughput"]["samples_per_s"] = to_json(summarize(samples_per_s));
   // DDP: the global batch's loss (mean over the ranks' shards), comparable with one process.
-  result["loss"] = loss_json(gathered ? gathered->global_losses : run.losses, sizes.warmup);
+  result["loss"] = loss_json(gathered ? gathered->global_losses : run.losses, c.sizes.warmup);
   if (gathered) result["ddp"] = gathered->ddp;
   result["optimizer_steps_skipped"] = run.optimizer_steps_skipped;
-  // The seed's pitfall: a parameter or batch left behind on another device still trains,
-  // just slowly. Checked, not assumed.
-  bool parameters_on_device = true;
-  for (const auto& parameter : model.module->parameters())
-    parameters_on_device = parameters_on_device && parameter.device() == plan.device;
-  result["placement"] = {{"parameters_on_device", parameters_on_device},
-                         {"batch_on_device", run.last_batch.data.device() == plan.device}};
+  result["placement"] = placement_json(c, run);
   if (reporting) result["checkpoint"] = checkpoint.to_json();
   if (reporting && (!checkpoint.parameters_equal || !checkpoint.outputs_equal)) {
     // Keep the measurements: the row says what broke and still shows the numbers.
@@ -230,8 +296,20 @@ nlohmann::json run_config_in_process(const Config& config, const RunSettings& se
     result["reason"] = "checkpoint round trip failed: " + checkpoint.mismatch;
   }
   result["memory"]["host_peak_rss_bytes"] = peak_rss_bytes();
-  result["duration_s"] = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  result["duration_s"] = std::chrono::duration<double>(std::chrono::steady_clock::now() - c.started).count();
   return result;
+}
+
+}  // namespace
+
+nlohmann::json run_config_in_process(const Config& config, const RunSettings& settings) {
+  PreparedConfig prepared;
+  prepared.config = config;
+  prepared.settings = &settings;
+  prepared.started = std::chrono::steady_clock::now();
+  prepare(prepared);
+  const TrainingRun run = train(prepared);
+  return collect(prepared, run);
 }
 
 }  // namespace gpubench
