@@ -37,7 +37,10 @@ AllreduceSession::~AllreduceSession() {
     // The peers are gone already; the bounded stop below reaps them.
   }
   for (auto& peer : peers_) peer->stop(kPeerExitGrace);
-  shutdown_group(group_);
+  if (failed_)
+    (void)group_.release();
+  else
+    shutdown_group(group_);
 }
 
 void AllreduceSession::send_batch(std::int64_t bytes, std::int64_t iterations) {
@@ -61,6 +64,7 @@ void AllreduceSession::discard(const std::string& backend) {
   if (found == live.end()) return;
   // Kill first: out-of-step peers would not answer a stop command until their timeout.
   for (auto& peer : found->second->peers_) peer->stop(std::chrono::milliseconds(0));
+  found->second->failed_ = true;
   live.erase(found);
 }
 

@@ -41,6 +41,9 @@ class AllreduceSession {
   std::vector<std::unique_ptr<PeerProcess>> peers_;
   c10::intrusive_ptr<CollectiveGroup> group_;
   std::int64_t sequence_ = 0;  // of the next command
+  // Set by discard(): a collective may be pending on a dead peer, and 2.x's NCCL shutdown()
+  // would wait for it: the group is released to the process exit instead.
+  bool failed_ = false;
 };
 
 // Ends every session; main() calls it after the benchmarks ran.

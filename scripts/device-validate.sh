@@ -12,6 +12,9 @@
 #        $OUT/ceilings-gpu.json (+ .benchmark.json), $OUT/report-gpu-default.{json,md},
 #        $OUT/report-overhead-gpu.{json,md}, $OUT/report-all-quick.{json,md},
 #        $OUT/ctest.log, $OUT/facts.txt (LibTorch 2.x facts to confirm)
+#   Environment: PYTHON (python3: the interpreter whose torch 2.11 is built against),
+#                BUILD_DIR (build-gpu), BUDGET_S (540). Rehearse here with
+#                PYTHON=.venv/bin/python BUILD_DIR=build OUT=/tmp/dv (every CUDA stage skips).
 #
 # Stage order puts what only this machine can show first: build, the machine's ceilings
 # (copy bandwidth, matmul, one training step), the GPU matrix at the default preset
@@ -89,7 +92,7 @@ facts() {
   ninja --version
   c++ --version | head -n1
   echo "cores: $(nproc)"
-  python3 - <<'EOF'
+  "${PYTHON:-python3}" - <<'EOF'
 import os, torch
 root = os.path.dirname(torch.__file__)
 inc = os.path.join(root, "include")
@@ -115,7 +118,7 @@ export -f facts
 export OUT
 # shellcheck disable=SC2016  # expanded by the inner bash
 stage facts 30 90 bash -c 'facts >"$OUT/facts.txt" 2>&1; cat "$OUT/facts.txt"'
-stage build 300 30 env PYTHON=python3 scripts/build.sh
+stage build 300 30 env PYTHON="${PYTHON:-python3}" scripts/build.sh
 if [[ -x $build_dir/gpubench ]]; then
   grep -ho -- '-D_GLIBCXX_USE_CXX11_ABI=[01]' "$build_dir/build.ninja" | sort | uniq -c >>"$OUT/facts.txt" || true
   [[ -d .deps/usr ]] && export LD_LIBRARY_PATH="$PWD/.deps/usr/lib/x86_64-linux-gnu${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"

@@ -39,8 +39,11 @@ fi
 # Debian's python3, not whatever python3 is first on PATH: the venv must not depend on a
 # user's interpreter manager.
 venv=.venv
-if ! PYTHONWARNINGS=ignore "$venv/bin/python" -c "import torch, sys; sys.exit(torch.__version__.split('+')[0] != '$torch_pin')" 2>/dev/null; then
+wanted="import torch, sys; sys.exit(not (torch.__version__.split('+')[0] == '$torch_pin' and (torch.version.cuda or '').startswith('13.')))"
+if ! PYTHONWARNINGS=ignore "$venv/bin/python" -c "$wanted" 2>/dev/null; then
   echo "setup: installing torch==$torch_pin (LibTorch with CUDA 13.0, ~4.5 GB) into $venv" >&2
+  # A venv with another torch (a +cpu wheel satisfies ==$torch_pin for pip) starts over.
+  rm -rf "$venv"
   /usr/bin/python3 -m venv "$venv"
   "$venv/bin/pip" install --quiet --disable-pip-version-check "torch==$torch_pin"
 fi

@@ -155,7 +155,9 @@ int run_matrix_command(const CliOptions& options, const std::string& command_lin
     std::cerr << progress_line(index, configs.size(), row) << std::endl;
     done.push_back(row);
     // Rewritten after every config: an interrupted matrix keeps what it measured. A failed
-    // write (disk full) does not stop the matrix: the final write tries again.
+    // write (disk full) does not stop the matrix: the final write tries again. A device or
+    // FIFO gets the final report only (one document, one writer's open).
+    if (written_in_place(options.out)) return;
     if (auto error = written_or_error([&] {
           write_file_atomically(options.out, build_report(env, matrix, done, command_line, ceilings).dump(2) + "\n");
         }))

@@ -24,6 +24,34 @@ std::string directory_of(const std::string& path) {
 
 std::string temp_path_for(const std::string& path) { return path + ".tmp." + std::to_string(getpid()); }
 
+// Creates the temp file beside a target. O_EXCL | O_NOFOLLOW: never through a file or link
+// someone else put at the temp name; such a leftover (or a crashed run's) is removed, not
+// followed, and the create retried. Returns the fd, or -1 with errno set.
+int create_temp(const std::string& temp) {
+  constexpr int kCreate = O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC;
+  int fd = ::open(temp.c_str(), kCreate, 0644);
+  if (fd < 0 && errno == EEXIST && ::unlink(temp.c_str()) == 0) fd = ::open(temp.c_str(), kCreate, 0644);
+  return fd;
+}
+
+// What is at `path` decides how it is written.
+enum class Target { Missing, Regular, Directory, Link, Stream };
+
+Target target_of(const std::string& path) {
+  struct stat info {};
+  if (::lstat(path.c_str(), &info) != 0) return Target::Missing;
+  if (S_ISREG(info.st_mode)) return Target::Regular;
+  if (S_ISDIR(info.st_mode)) return Target::Directory;
+  if (S_ISLNK(info.st_mode)) {
+    // A link to a device or FIFO (/dev/stdout -> /proc/self/fd/1) is written through like
+    // one; a link to a file or nowhere is not followed.
+    struct stat target {};
+    const bool stream = ::stat(path.c_str(), &target) == 0 && !S_ISREG(target.st_mode) && !S_ISDIR(target.st_mode);
+    return stream ? Target::Stream : Target::Link;
+  }
+  return Target::Stream;  // character or block device, FIFO, socket
+}
+
 // Writes all of `text` to `fd`; returns errno of the first failure, 0 when all went out.
 int write_all(int fd, const std::string& text) {
   std::size_t written = 0;
@@ -49,20 +77,18 @@ void write_through(const std::string& path, const std::string& text) {
 
 }  // namespace
 
+bool written_in_place(const std::string& path) { return target_of(path) == Target::Stream; }
+
 void write_file_atomically(const std::string& path, const std::string& text) {
-  struct stat info {};
-  if (::lstat(path.c_str(), &info) == 0) {
-    if (S_ISLNK(info.st_mode))
-      throw std::runtime_error("'" + path + "' is a symbolic link: not replaced, not followed");
-    if (S_ISDIR(info.st_mode)) throw std::runtime_error("'" + path + "' is a directory");
-    if (!S_ISREG(info.st_mode)) return write_through(path, text);
+  switch (target_of(path)) {
+    case Target::Link: throw std::runtime_error("'" + path + "' is a symbolic link: not replaced, not followed");
+    case Target::Directory: throw std::runtime_error("'" + path + "' is a directory");
+    case Target::Stream: return write_through(path, text);
+    case Target::Missing:
+    case Target::Regular: break;
   }
   const std::string temp = temp_path_for(path);
-  // O_EXCL | O_NOFOLLOW: never through a file or link someone else put at the temp name;
-  // such a leftover (or a crashed run's) is removed, not followed, and the create retried.
-  constexpr int kCreate = O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC;
-  int fd = ::open(temp.c_str(), kCreate, 0644);
-  if (fd < 0 && errno == EEXIST && ::unlink(temp.c_str()) == 0) fd = ::open(temp.c_str(), kCreate, 0644);
+  const int fd = create_temp(temp);
   if (fd < 0) throw std::runtime_error("cannot write '" + temp + "': " + std::strerror(errno));
   const int error = write_all(fd, text);
   if (error == 0) ::fsync(fd);
@@ -80,32 +106,33 @@ void write_file_atomically(const std::string& path, const std::string& text) {
 
 void check_writable(const std::string& path, const std::string& flag_name) {
   if (path.empty()) throw UsageError(flag_name + " is empty: expected a file path");
-  const auto refuse = [&](const std::string& why) {
-    throw UsageError(flag_name + " '" + path + "' cannot be written: " + why);
+  const auto refusal = [&](const std::string& why) {
+    return UsageError(flag_name + " '" + path + "' cannot be written: " + why);
   };
-  struct stat info {};
-  if (::lstat(path.c_str(), &info) == 0) {
-    if (S_ISLNK(info.st_mode))
-      refuse("it is a symbolic link (outputs are replaced atomically, never through a link): give the file it points to");
-    if (S_ISDIR(info.st_mode)) refuse("it is a directory: expected a file path");
-    if (!S_ISREG(info.st_mode)) {
+  switch (target_of(path)) {
+    case Target::Link:
+      throw refusal("it is a symbolic link to a file or to nothing (outputs are replaced atomically, never through a "
+             "link): give the file it points to");
+    case Target::Directory: throw refusal("it is a directory: expected a file path");
+    case Target::Stream:
       // A device or FIFO is written through in place (write_file_atomically).
-      if (::access(path.c_str(), W_OK) != 0) refuse(std::strerror(errno));
+      if (::access(path.c_str(), W_OK) != 0) throw refusal(std::strerror(errno));
       return;
-    }
+    case Target::Missing:
+    case Target::Regular: break;
   }
   const std::string dir = directory_of(path);
   struct stat dir_info {};
-  if (::stat(dir.c_str(), &dir_info) != 0) refuse("directory '" + dir + "': " + std::strerror(errno));
-  if (!S_ISDIR(dir_info.st_mode)) refuse("'" + dir + "' is not a directory");
+  if (::stat(dir.c_str(), &dir_info) != 0) throw refusal("directory '" + dir + "': " + std::strerror(errno));
+  if (!S_ISDIR(dir_info.st_mode)) throw refusal("'" + dir + "' is not a directory");
   // The real test, as the write will do it: create the temp file beside the target (this
   // catches read-only and pseudo file systems such as /proc, names too long, permissions).
   const std::string temp = temp_path_for(path);
-  const int fd = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
-  if (fd < 0) refuse("cannot create '" + temp + "' beside it: " + std::strerror(errno));
+  const int fd = create_temp(temp);
+  if (fd < 0) throw refusal("cannot create '" + temp + "' beside it: " + std::strerror(errno));
   ::close(fd);
   ::unlink(temp.c_str());
-  if (::access(path.c_str(), F_OK) == 0 && ::access(path.c_str(), W_OK) != 0) refuse(std::strerror(errno));
+  if (::access(path.c_str(), F_OK) == 0 && ::access(path.c_str(), W_OK) != 0) throw refusal(std::strerror(errno));
 }
 
 std::string read_file(const std::string& path, const std::string& what) {

@@ -5,10 +5,14 @@ namespace gpubench {
 
 // Writes `text` to `path` so a reader sees the old file or the whole new one, never a
 // torn one: write to a temp file beside it, flush + fsync, rename over. Only a regular file
-// (or a new name) is replaced: a device or FIFO (/dev/null, /dev/stdout, a named pipe) is
-// written through in place, a symbolic link or a directory is refused. Throws
-// std::runtime_error naming the path and the OS error.
+// (or a new name) is replaced: a device or FIFO (/dev/null, /dev/stdout, a named pipe, or a
+// link to one) is written through in place, any other symbolic link or a directory is
+// refused. Throws std::runtime_error naming the path and the OS error.
 void write_file_atomically(const std::string& path, const std::string& text);
+
+// Whether write_file_atomically writes `path` through in place (a device or FIFO): there a
+// second write would append a second document, or block on a FIFO whose reader has gone.
+bool written_in_place(const std::string& path);
 
 // Throws UsageError if `path` cannot be written as write_file_atomically will (checked
 // before any long run, so a bad --out fails in a second, not after an hour of

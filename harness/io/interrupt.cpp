@@ -47,6 +47,9 @@ std::string interrupt_signal_name() {
 void set_running_group(pid_t group) { g_running_group.store(group); }
 
 void prepare_child_process(pid_t parent, pid_t group) {
+  // Until exec this is a copy of the parent: a signal must not just set the copy's flag.
+  ::signal(SIGINT, SIG_DFL);
+  ::signal(SIGTERM, SIG_DFL);
   ::setpgid(0, group);
   ::prctl(PR_SET_PDEATHSIG, SIGKILL);
   if (::getppid() != parent) ::_exit(1);  // the parent died before prctl: nobody waits for us

@@ -3,6 +3,7 @@
 #include <chrono>
 
 #include "config/errors.h"
+#include "io/interrupt.h"
 #include "parallel/launch_env.h"
 #include "parallel/launch_store.h"
 #include "parallel/rank_launcher.h"
@@ -30,6 +31,9 @@ int run_nproc_launcher(int nproc, const std::vector<std::string>& argv) {
                      env.describe() + ": drop --nproc under torchrun or srun");
   // The store lives as long as the ranks: their matrix processes and every config's
   // children meet in it. Its own waits never matter here (it only serves).
+  // Ctrl-C reaches this process only (the ranks have their own process group): it is
+  // passed on to the ranks, which stop their running config and write their report.
+  install_interrupt_handlers();
   const auto store = host_store("127.0.0.1", 0, std::chrono::minutes(1));
   const int port = hosted_store_port(store);
   std::vector<RankProcessSpec> specs;
@@ -39,7 +43,9 @@ int run_nproc_launcher(int nproc, const std::vector<std::string>& argv) {
   // matrix even when a peer died, so the launcher just waits.
   policy.timeout_s = 1e9;
   policy.after_peer_failure_s = 1e9;
+  policy.term_grace_s = 30;  // an interrupted rank stops its config (5 s at most) and writes its report
   const std::vector<RankExit> exits = run_rank_processes(specs, policy);
+  if (const int signal = interrupt_signal(); signal != 0) return 128 + signal;
   auto code = [](const RankExit& exit) { return exit.signal != 0 ? 128 + exit.signal : exit.exit_code; };
   if (code(exits[0]) != 0) return code(exits[0]);
   for (const auto& exit : exits)

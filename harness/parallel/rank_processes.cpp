@@ -127,10 +127,12 @@ std::vector<RankExit> run_rank_processes(const std::vector<RankProcessSpec>& spe
       if (!rank.term_sent && (now >= deadline || interrupted)) {
         (interrupted ? rank.exit.interrupted
                      : peer_failed ? rank.exit.stopped_after_peer_failure : rank.exit.timed_out) = true;
-        kill(rank.pid, SIGTERM);
+        // An interrupt is passed on as it came (a rank that is itself a gpubench matrix
+        // reports "interrupted (SIGINT)"); a deadline sends SIGTERM.
+        kill(rank.pid, interrupted ? interrupt_signal() : SIGTERM);
         rank.term_sent = true;
         rank.term_at = now;
-      } else if (rank.term_sent && now - rank.term_at >= std::chrono::seconds(5)) {
+      } else if (rank.term_sent && now - rank.term_at >= std::chrono::duration<double>(policy.term_grace_s)) {
         kill(rank.pid, SIGKILL);
       }
     }

@@ -30,11 +30,14 @@ struct RankWaitPolicy {
   // Once a rank has failed, the others get this long to notice (their collectives fail
   // or time out within --comm-timeout) and exit on their own before being stopped.
   double after_peer_failure_s = 75;
+  // Between SIGTERM (or the interrupt passed on) and SIGKILL.
+  double term_grace_s = 5;
 };
 
 // Starts every rank at once, in one process group that dies with this process, and waits
 // for all of them. A rank still running at a deadline, or when this process is
-// interrupted (io/interrupt.h), gets SIGTERM, then SIGKILL after a 5 s grace. Never throws after the first
+// interrupted (io/interrupt.h), gets SIGTERM (or the interrupting signal), then SIGKILL
+// after policy.term_grace_s. Never throws after the first
 // process started: a rank that cannot exec exits 127.
 std::vector<RankExit> run_rank_processes(const std::vector<RankProcessSpec>& ranks, const RankWaitPolicy& policy);
 

@@ -4,7 +4,6 @@
 #include <thread>
 
 #include "device/torch_cuda.h"
-#include "parallel/process_group.h"
 
 namespace gpubench {
 namespace {
@@ -47,10 +46,6 @@ std::optional<std::string> skip_reason(const Config& config, const MachineCapabi
   if (config.device == DeviceKind::Cpu && config.parallel == ParallelMode::Ddp && config.world_size > machine.cpu_cores)
     return "ddp-" + std::to_string(config.world_size) + " needs " + std::to_string(config.world_size) +
            " CPU processes, one core each; this machine has " + std::to_string(machine.cpu_cores) + " cores";
-  // DDP's collective backend must be built (Gloo for cpu, NCCL for cuda); device counts
-  // are the CUDA part's business above.
-  if (config.parallel == ParallelMode::Ddp)
-    if (auto reason = backend_unavailable_reason(config.device == DeviceKind::Cuda ? "nccl" : "gloo")) return reason;
   return std::nullopt;
 }
 

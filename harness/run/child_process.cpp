@@ -74,7 +74,7 @@ ChildOutcome run_child_process(const std::vector<std::string>& argv, double time
     const auto now = Clock::now();
     if (!term_at && (now >= deadline || interrupt_signal() != 0)) {
       (interrupt_signal() != 0 ? outcome.interrupted : outcome.timed_out) = true;
-      kill(-pid, SIGTERM);
+      kill(-pid, interrupt_signal() != 0 ? interrupt_signal() : SIGTERM);
       term_at = now;
     } else if (term_at && now - *term_at >= kGrace) {
       kill(-pid, SIGKILL);

@@ -124,6 +124,43 @@ TEST_F(Interrupt, FirstCtrlCStopsTheRunningConfigReportsTheRestAndExits130) {
   EXPECT_NE(slurp(dir_ + "/log").find("gpubench: interrupted by SIGINT"), std::string::npos) << slurp(dir_ + "/log");
 }
 
+TEST_F(Interrupt, SigtermDoesTheSameAndExits143) {
+  const pid_t gpubench = start({"--matrix", "mlp/cpu/fp32,cnn/cpu/fp32", "--steps", "1000000", "--warmup", "0",
+                                "--out", dir_ + "/report.json"});
+  ASSERT_TRUE(wait_until([&] { return !processes_marked(marker_, "--child-config").empty(); }, std::chrono::seconds(30)))
+      << slurp(dir_ + "/log");
+  ::kill(gpubench, SIGTERM);
+  const int status = exit_status(gpubench, std::chrono::seconds(30));
+  ASSERT_TRUE(WIFEXITED(status)) << status;
+  EXPECT_EQ(WEXITSTATUS(status), 143) << slurp(dir_ + "/log");
+  EXPECT_TRUE(processes_marked(marker_).empty());
+  const auto report = test_support::read_json(dir_ + "/report.json");
+  ASSERT_EQ(report["results"].size(), 2u);
+  EXPECT_EQ(report["results"][1]["reason"], "not run: interrupted (SIGTERM)");
+}
+
+// --nproc: Ctrl-C reaches the launcher only (the ranks have their own process group); it
+// passes it on, each rank stops its config, rank 0 writes the report.
+TEST_F(Interrupt, CtrlCToAnNprocLauncherStopsEveryRankAndKeepsTheReport) {
+  const pid_t launcher = start({"--nproc", "2", "--matrix", "mlp/cpu/fp32/ddp-2,mlp/cpu/fp32", "--steps", "1000000",
+                                "--warmup", "0", "--out", dir_ + "/report.json"});
+  ASSERT_TRUE(wait_until([&] { return processes_marked(marker_, "--child-config").size() == 2; },
+                         std::chrono::seconds(60)))
+      << slurp(dir_ + "/log");
+  std::this_thread::sleep_for(std::chrono::seconds(1));
+  ::kill(launcher, SIGINT);
+  const int status = exit_status(launcher, std::chrono::seconds(60));
+  ASSERT_TRUE(WIFEXITED(status)) << status << "\n" << slurp(dir_ + "/log");
+  EXPECT_EQ(WEXITSTATUS(status), 130) << slurp(dir_ + "/log");
+  EXPECT_TRUE(processes_marked(marker_).empty()) << "a rank or its child outlived the launcher";
+  const auto report = test_support::read_json(dir_ + "/report.json");
+  ASSERT_EQ(report["results"].size(), 2u) << report.dump(2);
+  EXPECT_EQ(report["results"][0]["status"], "failed");
+  EXPECT_NE(report["results"][0]["reason"].get<std::string>().find("interrupted"), std::string::npos)
+      << report["results"][0]["reason"];
+  EXPECT_EQ(report["results"][1]["reason"], "not run: interrupted (SIGINT)");
+}
+
 TEST_F(Interrupt, RanksOfAKilledGpubenchDieWithinSeconds) {
   const pid_t gpubench = start({"--matrix", "mlp/cpu/fp32/ddp-2", "--steps", "1000000", "--warmup", "0",
                                 "--out", dir_ + "/report.json"});

@@ -5,10 +5,13 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <fstream>
 #include <sstream>
+#include <thread>
 
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 #include "support/run_command.h"
 
@@ -50,6 +53,29 @@ TEST(OutputFiles, ADeviceIsWrittenThroughNotReplaced) {
   ASSERT_EQ(::lstat("/dev/null", &after), 0);
   EXPECT_TRUE(S_ISCHR(after.st_mode)) << "/dev/null was replaced";
   EXPECT_EQ(after.st_rdev, before.st_rdev);
+}
+
+// /dev/stdout is a link to /proc/self/fd/1 (here a pipe): written through, one document.
+TEST(OutputFiles, ALinkToAStreamIsWrittenThrough) {
+  const auto result = run_command(kQuickRun + " --out /dev/stdout");
+  EXPECT_EQ(result.exit_code, 0) << result.output;
+  EXPECT_NE(result.output.find("\"schema_version\""), std::string::npos) << result.output;
+  EXPECT_NE(result.output.find("| mlp/cpu/fp32 | ok |"), std::string::npos) << result.output;
+}
+
+// A named pipe gets the final report once: a reader sees exactly one JSON document (a
+// rewrite per config would append more, or block once the first reader has gone).
+TEST(OutputFiles, ANamedPipeGetsOneReport) {
+  const std::string dir = test_support::make_temp_dir("out-fifo");
+  ASSERT_EQ(::mkfifo((dir + "/pipe").c_str(), 0600), 0);
+  const auto result = run_command("(cat " + dir + "/pipe > " + dir + "/copy.json &); " +
+                                  std::string(GPUBENCH_EXE) +
+                                  " --matrix mlp/cpu/fp32,mlp/cpu/bf16 --steps 2 --warmup 0 --format json --out " + dir +
+                                  "/pipe >/dev/null");
+  EXPECT_EQ(result.exit_code, 0) << result.output;
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));  // the reader's last bytes
+  const auto report = nlohmann::json::parse(contents(dir + "/copy.json"));  // throws on two documents
+  EXPECT_EQ(report["results"].size(), 2u);
 }
 
 TEST(OutputFiles, AFinalWriteThatFailsStillPrintsTheTableAndExitsFour) {

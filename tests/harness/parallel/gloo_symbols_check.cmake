@@ -10,7 +10,7 @@ file(GLOB_RECURSE sources ${SOURCE_DIR}/harness/*.cpp ${SOURCE_DIR}/harness/*.h 
      ${SOURCE_DIR}/bench/*.h ${SOURCE_DIR}/workloads/*.cpp ${SOURCE_DIR}/workloads/*.h ${SOURCE_DIR}/tests/*.cpp
      ${SOURCE_DIR}/tests/*.h)
 foreach(source IN LISTS sources)
-  file(STRINGS ${source} includes REGEX "#include <(gloo/|torch/csrc/distributed/c10d/ProcessGroupGloo)")
+  file(STRINGS ${source} includes REGEX "#include <(gloo/|torch/csrc/distributed/c10d/(ProcessGroupGloo|GlooDeviceFactory))")
   if(includes AND NOT source STREQUAL "${SOURCE_DIR}/harness/parallel/gloo_group.cpp")
     message(FATAL_ERROR "${source} includes Gloo's headers (${includes}): only harness/parallel/gloo_group.cpp may")
   endif()
