@@ -160,7 +160,9 @@ nlohmann::json& object_at(nlohmann::json& root, const std::vector<std::string>& 
 }
 
 void check_number(const nlohmann::json& value, const std::string& path, const std::string& origin) {
-  if (!value.is_number() || !std::isfinite(value.get<double>()) || value.get<double>() < 0)
+  // 0 or a normal number: a denormal (1e-320) would turn every share of it into inf.
+  const bool usable = value.is_number() && (value.get<double>() == 0 || std::isnormal(value.get<double>()));
+  if (!usable || value.get<double>() < 0)
     throw UsageError(origin + ": ceiling '" + path + "' is " + value.dump() + ", expected a finite number >= 0");
 }
 

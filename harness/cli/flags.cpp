@@ -1,6 +1,8 @@
 #include "cli/flags.h"
 
+#include <algorithm>
 #include <cstdio>
+#include <thread>
 
 #include <CLI/CLI.hpp>
 
@@ -33,6 +35,8 @@ struct RawFlags {
 };
 
 constexpr double kMinCommTimeoutS = 1.0;
+
+long long max_threads() { return std::max(16LL, 4LL * std::max(1u, std::thread::hardware_concurrency())); }
 
 // A positive decimal in (0, max] for `flag`; throws UsageError otherwise.
 double parse_positive(const std::string& flag, const std::string& text, double max, const std::string& unit) {
@@ -82,7 +86,9 @@ void apply_settings(const CLI::App& app, const RawFlags& raw, CliOptions& option
   if (given("--steps")) s.steps = static_cast<int>(parse_integer("--steps", raw.steps, 1, 1000000));
   if (given("--warmup")) s.warmup = static_cast<int>(parse_integer("--warmup", raw.warmup, 0, 1000000));
   if (given("--batch-size")) s.batch_size = static_cast<int>(parse_integer("--batch-size", raw.batch_size, 1, 1 << 24));
-  if (given("--threads")) s.threads = static_cast<int>(parse_integer("--threads", raw.threads, 1, 4096));
+  // More threads than a few per core only adds start-up time (4096 OpenMP threads take a
+  // minute to spawn on 2 cores) and measures the scheduler.
+  if (given("--threads")) s.threads = static_cast<int>(parse_integer("--threads", raw.threads, 1, max_threads()));
   if (given("--workers")) s.workers = static_cast<int>(parse_integer("--workers", raw.workers, 0, 256));
   if (given("--seed")) s.seed = static_cast<std::uint64_t>(parse_integer("--seed", raw.seed, 0, (1LL << 62)));
   if (!s.profile_steps.empty()) (void)parse_profile_steps(s.profile_steps);  // fail now, not per config
@@ -187,6 +193,11 @@ CliOptions parse_command_line(int argc, const char* const* argv) {
   if (options.format != "" && options.format != "table" && options.format != "json" && options.format != "markdown")
     throw UsageError("--format '" + options.format + "' is unknown: expected table, json or markdown");
   if (compare->parsed()) {
+    // `gpubench --steps 5 compare A B`: a matrix flag that compare would silently ignore.
+    for (const CLI::Option* option : app.get_options())
+      if (option->count() > 0 && option->get_name() != "--help")
+        throw UsageError(option->get_name() + " is a flag of the matrix run, not of compare: expected "
+                         "gpubench compare BASE NEW [--threshold P] [--metric M] [--alpha A] [--paired] [--format F]");
     options.command = CliOptions::Command::Compare;
     return options;
   }

@@ -22,6 +22,15 @@ std::string joined_command_line(int argc, char** argv) {
   return text;
 }
 
+// Standard output that could not be written (`--list > /dev/full`, a closed pipe) is an
+// output failure, not a success.
+int with_stdout_checked(int code) {
+  std::cout.flush();
+  if (std::cout) return code;
+  std::cerr << "gpubench: error: cannot write to standard output" << std::endl;
+  return code == 0 ? gpubench::kExitOutputNotWritten : code;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -31,14 +40,14 @@ int main(int argc, char** argv) {
     switch (options.command) {
       case CliOptions::Command::Help:
         std::cout << options.help_text;
-        return 0;
+        return with_stdout_checked(0);
       case CliOptions::Command::Version:
         std::cout << "gpubench " << GPUBENCH_VERSION << "\n";
-        return 0;
+        return with_stdout_checked(0);
       case CliOptions::Command::Child:
         return gpubench::run_child_command(options);
       case CliOptions::Command::Compare:
-        return gpubench::run_compare_command(options);
+        return with_stdout_checked(gpubench::run_compare_command(options));
       case CliOptions::Command::Matrix:
       case CliOptions::Command::List:
         // --nproc N: this process only launches N ranks of the same command line.
@@ -47,7 +56,7 @@ int main(int argc, char** argv) {
           args[0] = gpubench::self_executable();
           return gpubench::run_nproc_launcher(options.nproc, gpubench::without_nproc_flag(args));
         }
-        return gpubench::run_matrix_command(options, joined_command_line(argc, argv));
+        return with_stdout_checked(gpubench::run_matrix_command(options, joined_command_line(argc, argv)));
     }
   } catch (const gpubench::UsageError& error) {
     std::cerr << "gpubench: error: " << error.what() << "\n";

@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <filesystem>
 #include <functional>
 #include <iostream>
 #include <optional>
@@ -44,6 +45,25 @@ std::vector<std::string> selected_workloads(const CliOptions& options) {
   return options.workloads.empty() ? workload_names() : options.workloads;
 }
 
+// The same file named twice, for an output and for anything else (the other output, the
+// ceilings input, this very executable, which the children re-execute) would lose one.
+void check_outputs_replace_no_input(const CliOptions& options) {
+  namespace fs = std::filesystem;
+  const auto same = [](const std::string& a, const std::string& b) {
+    std::error_code error;
+    return !a.empty() && !b.empty() && fs::weakly_canonical(a, error) == fs::weakly_canonical(b, error);
+  };
+  const std::vector<std::pair<std::string, std::string>> others = {
+      {"--ceilings", options.ceilings}, {"the gpubench executable", self_executable()}};
+  for (const auto& [flag, output] : {std::pair<std::string, std::string>{"--out", options.out}, {"--trace", options.trace}}) {
+    for (const auto& [what, path] : others)
+      if (same(output, path))
+        throw UsageError(flag + " '" + output + "' is " + what + " ('" + path + "'): it would be overwritten; expected another path");
+  }
+  if (same(options.out, options.trace) && !written_in_place(options.out))
+    throw UsageError("--out and --trace are the same file '" + options.out + "': expected two paths");
+}
+
 // Everything that can be wrong with the inputs is found here, before an hour of runs.
 void validate_inputs(const CliOptions& options, const std::vector<Config>& configs) {
   std::vector<std::string> workloads;
@@ -71,6 +91,7 @@ void validate_inputs(const CliOptions& options, const std::vector<Config>& confi
   if (options.command == CliOptions::Command::List) return;
   check_writable(options.out, "--out");
   if (!options.trace.empty()) check_writable(options.trace, "--trace");
+  check_outputs_replace_no_input(options);
 }
 
 nlohmann::json matrix_json(const CliOptions& options, const std::vector<Config>& configs, int threads) {

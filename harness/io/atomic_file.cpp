@@ -67,9 +67,12 @@ int write_all(int fd, const std::string& text) {
 }
 
 // A device or FIFO (/dev/null, /dev/stdout, a named pipe): written through, in place.
+// Opened non-blocking first: a named pipe nobody reads fails (ENXIO) instead of hanging.
 void write_through(const std::string& path, const std::string& text) {
-  const int fd = ::open(path.c_str(), O_WRONLY | O_CLOEXEC);
+  const int fd = ::open(path.c_str(), O_WRONLY | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0 && errno == ENXIO) throw std::runtime_error("cannot write '" + path + "': a named pipe with no reader");
   if (fd < 0) throw std::runtime_error("cannot write '" + path + "': " + std::strerror(errno));
+  ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) & ~O_NONBLOCK);  // then write as usual
   const int error = write_all(fd, text);
   ::close(fd);
   if (error != 0) throw std::runtime_error("cannot write '" + path + "': " + std::strerror(error));

@@ -7,6 +7,8 @@
 #include <stdexcept>
 #include <vector>
 
+#include "config/errors.h"
+
 namespace gpubench {
 
 PrivateDir::PrivateDir() {
@@ -15,7 +17,8 @@ PrivateDir::PrivateDir() {
   std::vector<char> name(pattern.begin(), pattern.end());
   name.push_back('\0');
   if (mkdtemp(name.data()) == nullptr)  // mode 0700: only this user enters
-    throw std::runtime_error("cannot create a private directory " + pattern + ": " + std::strerror(errno));
+    throw UsageError("cannot create a private directory " + pattern + ": " + std::strerror(errno) +
+                     " (expected TMPDIR, or /tmp, to be a writable directory)");
   path_ = name.data();
 }
 

@@ -10,7 +10,7 @@ namespace gpubench {
 // everything in it, when the object goes.
 class PrivateDir {
  public:
-  PrivateDir();  // throws std::runtime_error naming the directory and the OS error
+  PrivateDir();  // throws UsageError (a bad TMPDIR) naming the directory and the OS error
   ~PrivateDir();
   PrivateDir(const PrivateDir&) = delete;
   PrivateDir& operator=(const PrivateDir&) = delete;

@@ -23,6 +23,8 @@ std::string type_of(const json& value) {
 }
 
 // Normal, not merely finite: a denormal step time (1e-320) would give NaN ratios downstream.
+constexpr double kMinStepMs = 1e-6;
+
 bool is_positive_number(const json& value) {
   return value.is_number() && std::isnormal(value.get<double>()) && value.get<double>() > 0;
 }
@@ -48,10 +50,11 @@ void validate_result(const json& result, std::size_t index, const std::string& l
     if (const auto steps = samples->find("step_ms"); steps != samples->end()) {
       if (!steps->is_array())
         throw UsageError(config + ": samples.step_ms is " + type_of(*steps) + ", expected an array of milliseconds");
+      // At least a nanosecond: below that, samples/s overflows to inf.
       for (std::size_t i = 0; i < steps->size(); ++i)
-        if (!is_positive_number((*steps)[i]))
+        if (!is_positive_number((*steps)[i]) || (*steps)[i].get<double>() < kMinStepMs)
           throw UsageError(config + ": samples.step_ms[" + std::to_string(i) + "] is " + type_of((*steps)[i]) +
-                           ", expected a positive number of milliseconds");
+                           ", expected a positive number of milliseconds, at least 1e-06 (1 ns)");
     }
   }
   if (const auto workload = result.find("workload"); workload != result.end() && workload->is_object()) {

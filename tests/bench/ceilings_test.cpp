@@ -167,6 +167,7 @@ TEST_F(LoadCeilings, NamesTheFileAndTheProblem) {
   EXPECT_NE(load_error(head + R"("h2d_gb_per_s": 3})").find("unknown key 'h2d_gb_per_s'"), std::string::npos);
   EXPECT_NE(load_error(head + R"("d2d_gb_per_s": -1})").find("'d2d_gb_per_s' is -1"), std::string::npos);
   EXPECT_NE(load_error(head + R"("d2d_gb_per_s": 1e400})").find("is not JSON"), std::string::npos);  // overflow
+  EXPECT_NE(load_error(head + R"("d2d_gb_per_s": 1e-320})").find("'d2d_gb_per_s' is"), std::string::npos);  // denormal
   EXPECT_NE(load_error(head + R"("d2d_gb_per_s": "fast"})").find("expected a finite number"), std::string::npos);
   EXPECT_NE(load_error(head + R"("matmul_tflops": {"cpu": 3}})").find("'matmul_tflops.cpu' is 3, expected an object"),
             std::string::npos);

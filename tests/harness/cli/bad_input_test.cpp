@@ -58,6 +58,10 @@ INSTANTIATE_TEST_SUITE_P(
         BadInput{"--matrix ''", "--matrix is empty"},
         BadInput{"compare a.json b.json --threshold ''", "--threshold is empty"},
         BadInput{"--workload cnn --matrix mlp/cpu/fp32", "runs workload mlp but --workload 'cnn' leaves it out"},
+        BadInput{"--steps abc compare a.json b.json", "--steps is a flag of the matrix run, not of compare"},
+        BadInput{"--matrix mlp/cpu/fp32 --out same.json --trace same.json", "--out and --trace are the same file"},
+        BadInput{"--matrix mlp/cpu/fp32 --ceilings c.json --out c.json", "--out 'c.json' is --ceilings"},
+        BadInput{"--threads 4096", "--threads '4096' is invalid: expected a whole number from 1 to"},
         BadInput{"--matrix mlp/cpu/fp32 --data /nonexistent-dir", "is not a directory"},
         BadInput{"--matrix cnn/cpu/fp32 --data /tmp", "for the mlp workload"},
         BadInput{"--config-timeout 0", "--config-timeout '0' is invalid"},
@@ -88,6 +92,21 @@ TEST(BadInput, OutputNameTooLongIsFoundBeforeRunning) {
   const auto result = run_command(std::string(GPUBENCH_EXE) + " --matrix mlp/cpu/fp32 --out /tmp/" + std::string(300, 'r') + ".json");
   EXPECT_EQ(result.exit_code, 2) << result.output;
   EXPECT_NE(result.output.find("File name too long"), std::string::npos) << result.output;
+}
+
+TEST(BadInput, OutputOverTheExecutableItselfIsRefused) {
+  const auto result = run_command(std::string(GPUBENCH_EXE) + " --matrix mlp/cpu/fp32 --out " + GPUBENCH_EXE);
+  EXPECT_EQ(result.exit_code, 2) << result.output;
+  EXPECT_NE(result.output.find("is the gpubench executable"), std::string::npos) << result.output;
+}
+
+TEST(BadInput, AnUnusableTmpdirIsNamed) {
+  const auto result = run_command("TMPDIR=/nonexistent-gpubench-tmp " + std::string(GPUBENCH_EXE) +
+                                  " --matrix mlp/cpu/fp32 --steps 2 --out /dev/null");
+  EXPECT_EQ(result.exit_code, 2) << result.output;
+  EXPECT_NE(result.output.find("cannot create a private directory /nonexistent-gpubench-tmp/gpubench-XXXXXX"),
+            std::string::npos)
+      << result.output;
 }
 
 TEST(BadInput, HelpAndVersionExitZero) {

@@ -78,6 +78,21 @@ TEST(OutputFiles, ANamedPipeGetsOneReport) {
   EXPECT_EQ(report["results"].size(), 2u);
 }
 
+TEST(OutputFiles, ANamedPipeNobodyReadsFailsInsteadOfHanging) {
+  const std::string dir = test_support::make_temp_dir("out-fifo-alone");
+  ASSERT_EQ(::mkfifo((dir + "/pipe").c_str(), 0600), 0);
+  const auto result = run_command("timeout 120 " + kQuickRun + " --out " + dir + "/pipe");
+  EXPECT_EQ(result.exit_code, 4) << result.output;
+  EXPECT_NE(result.output.find("a named pipe with no reader"), std::string::npos) << result.output;
+}
+
+TEST(OutputFiles, StandardOutputThatCannotBeWrittenIsAnError) {
+  // The group keeps stderr on the captured pipe while stdout goes to the full device.
+  const auto result = run_command("{ " + std::string(GPUBENCH_EXE) + " --matrix all --list > /dev/full; }");
+  EXPECT_EQ(result.exit_code, 4) << result.output;
+  EXPECT_NE(result.output.find("cannot write to standard output"), std::string::npos) << result.output;
+}
+
 TEST(OutputFiles, AFinalWriteThatFailsStillPrintsTheTableAndExitsFour) {
   struct stat full {};
   if (::lstat("/dev/full", &full) != 0 || !S_ISCHR(full.st_mode)) GTEST_SKIP() << "no /dev/full here";

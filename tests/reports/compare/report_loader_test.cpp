@@ -129,6 +129,9 @@ TEST(LoadReport, SamplesNotNormalNumbers) {
   json report = good_report();
   report["results"][0]["samples"]["step_ms"][0] = 1e-320;
   expect_load_error("denormal_sample.json", report.dump(), "samples.step_ms[0] is a number (1e-320)");
+  // Normal but so small that samples/s overflows to inf.
+  report["results"][0]["samples"]["step_ms"][0] = 2.3e-308;
+  expect_load_error("tiny_sample.json", report.dump(), "at least 1e-06 (1 ns)");
 }
 
 // 1e400 is past double's range: nlohmann throws out_of_range, not parse_error.
