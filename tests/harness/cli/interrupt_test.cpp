@@ -97,6 +97,18 @@ class Interrupt : public ::testing::Test {
     return status;
   }
 
+  // Sends `signal` to `pid`, expects it to exit with `code` within `limit`, leaving no
+  // marked process behind.
+  void expect_exit_after_signal(pid_t pid, int signal, int code, std::chrono::seconds limit) {
+    ::kill(pid, signal);
+    const int status = exit_status(pid, limit);
+    EXPECT_TRUE(WIFEXITED(status)) << status << "\n" << slurp(dir_ + "/log");
+    if (WIFEXITED(status)) {
+      EXPECT_EQ(WEXITSTATUS(status), code) << slurp(dir_ + "/log");
+    }
+    EXPECT_TRUE(processes_marked(marker_).empty()) << "a child or rank outlived gpubench";
+  }
+
   std::string dir_, marker_;
 };
 
@@ -107,11 +119,7 @@ TEST_F(Interrupt, FirstCtrlCStopsTheRunningConfigReportsTheRestAndExits130) {
                          std::chrono::seconds(30)))
       << slurp(dir_ + "/log");
   std::this_thread::sleep_for(std::chrono::seconds(1));  // the child is training now
-  ::kill(gpubench, SIGINT);
-  const int status = exit_status(gpubench, std::chrono::seconds(30));
-  ASSERT_TRUE(WIFEXITED(status)) << status << "\n" << slurp(dir_ + "/log");
-  EXPECT_EQ(WEXITSTATUS(status), 130) << slurp(dir_ + "/log");
-  EXPECT_TRUE(processes_marked(marker_).empty()) << "a child outlived the interrupted matrix";
+  expect_exit_after_signal(gpubench, SIGINT, 130, std::chrono::seconds(30));
 
   const auto report = test_support::read_json(dir_ + "/report.json");
   ASSERT_EQ(report["results"].size(), 3u) << report.dump(2);
@@ -129,11 +137,7 @@ TEST_F(Interrupt, SigtermDoesTheSameAndExits143) {
                                 "--out", dir_ + "/report.json"});
   ASSERT_TRUE(wait_until([&] { return !processes_marked(marker_, "--child-config").empty(); }, std::chrono::seconds(30)))
       << slurp(dir_ + "/log");
-  ::kill(gpubench, SIGTERM);
-  const int status = exit_status(gpubench, std::chrono::seconds(30));
-  ASSERT_TRUE(WIFEXITED(status)) << status;
-  EXPECT_EQ(WEXITSTATUS(status), 143) << slurp(dir_ + "/log");
-  EXPECT_TRUE(processes_marked(marker_).empty());
+  expect_exit_after_signal(gpubench, SIGTERM, 143, std::chrono::seconds(30));
   const auto report = test_support::read_json(dir_ + "/report.json");
   ASSERT_EQ(report["results"].size(), 2u);
   EXPECT_EQ(report["results"][1]["reason"], "not run: interrupted (SIGTERM)");
@@ -148,11 +152,7 @@ TEST_F(Interrupt, CtrlCToAnNprocLauncherStopsEveryRankAndKeepsTheReport) {
                          std::chrono::seconds(60)))
       << slurp(dir_ + "/log");
   std::this_thread::sleep_for(std::chrono::seconds(1));
-  ::kill(launcher, SIGINT);
-  const int status = exit_status(launcher, std::chrono::seconds(60));
-  ASSERT_TRUE(WIFEXITED(status)) << status << "\n" << slurp(dir_ + "/log");
-  EXPECT_EQ(WEXITSTATUS(status), 130) << slurp(dir_ + "/log");
-  EXPECT_TRUE(processes_marked(marker_).empty()) << "a rank or its child outlived the launcher";
+  expect_exit_after_signal(launcher, SIGINT, 130, std::chrono::seconds(60));
   const auto report = test_support::read_json(dir_ + "/report.json");
   ASSERT_EQ(report["results"].size(), 2u) << report.dump(2);
   EXPECT_EQ(report["results"][0]["status"], "failed");
