@@ -27,6 +27,10 @@ struct RunSettings {
   std::string profile_steps;  // "A:B": cudaProfilerStart/Stop around these steps
   bool cupti = true;          // CUPTI activity collection on CUDA configs
   std::string trace_path;     // child side: where to hand its trace spans to the parent
+  // Child side: the parent's private directory (where --child-result lies). Scratch files
+  // (the checkpoint round trip) go in a directory under it, so a child killed mid-write
+  // leaves nothing the parent does not remove.
+  std::string scratch_dir;
   // --overhead: alternate bare and instrumented steps, report what the probes cost.
   bool overhead = false;
   // Test-only (hidden flag): sleep this long in every forward phase, a known slowdown for

@@ -9,7 +9,8 @@ namespace gpubench {
 //  - the first SIGINT or SIGTERM sets a flag: the process waiting on a config's child (or
 //    DDP ranks) ends that process group (SIGTERM, SIGKILL after a grace), and the matrix
 //    marks what it did not run `not run: interrupted`, writes its report and exits 128+signal;
-//  - a second one kills the running process group at once and exits 128+signal;
+//  - a second one (more than 0.5 s later: sooner is the same request delivered twice) kills
+//    the running process group at once and exits 128+signal;
 //  - every child is its own process group's member (one group per config) and dies with
 //    its parent (PR_SET_PDEATHSIG), so a SIGKILLed gpubench leaves no training behind.
 void install_interrupt_handlers();

@@ -11,9 +11,12 @@
 
 namespace gpubench {
 
-PrivateDir::PrivateDir() {
+PrivateDir::PrivateDir() : PrivateDir(std::string()) {}
+
+PrivateDir::PrivateDir(const std::string& parent) {
   const char* tmpdir = std::getenv("TMPDIR");
-  std::string pattern = std::string(tmpdir != nullptr && *tmpdir != '\0' ? tmpdir : "/tmp") + "/gpubench-XXXXXX";
+  const std::string base = !parent.empty() ? parent : tmpdir != nullptr && *tmpdir != '\0' ? tmpdir : "/tmp";
+  std::string pattern = base + "/gpubench-XXXXXX";
   std::vector<char> name(pattern.begin(), pattern.end());
   name.push_back('\0');
   if (mkdtemp(name.data()) == nullptr)  // mode 0700: only this user enters

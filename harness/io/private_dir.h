@@ -11,6 +11,8 @@ namespace gpubench {
 class PrivateDir {
  public:
   PrivateDir();  // throws UsageError (a bad TMPDIR) naming the directory and the OS error
+  // The same, inside `parent` (itself private) instead of $TMPDIR; "" means $TMPDIR.
+  explicit PrivateDir(const std::string& parent);
   ~PrivateDir();
   PrivateDir(const PrivateDir&) = delete;
   PrivateDir& operator=(const PrivateDir&) = delete;

@@ -268,7 +268,7 @@ nlohmann::json collect(PreparedConfig& c, const TrainingRun& run) {
   // in a directory of its own (no other user can plant a symlink for torch::save to follow).
   CheckpointCheck checkpoint;
   if (reporting) {
-    const PrivateDir checkpoint_dir;
+    const PrivateDir checkpoint_dir(c.settings->scratch_dir);
     checkpoint = check_checkpoint_round_trip(*c.workload, c.model, *c.optimizer, run.last_batch.data,
                                              checkpoint_dir.file("checkpoint.pt"));
   }

@@ -1,6 +1,7 @@
 #include "run/matrix_runner.h"
 
 #include <algorithm>
+#include <filesystem>
 #include <cstdio>
 #include <iostream>
 
@@ -147,8 +148,10 @@ nlohmann::json status_row(const Config& config, const std::string& status, const
 int run_child_config(const Config& config, const RunSettings& settings, const std::string& result_path) {
   nlohmann::json result;
   int code = 0;
+  RunSettings child_settings = settings;
+  child_settings.scratch_dir = std::filesystem::path(result_path).parent_path().string();
   try {
-    result = run_config_in_process(config, settings);
+    result = run_config_in_process(config, child_settings);
   } catch (const c10::OutOfMemoryError& error) {
     result = status_row(config, "failed", std::string("out of memory: ") + error.what_without_backtrace());
     code = kChildFailedWithReason;

@@ -143,6 +143,20 @@ TEST_F(Interrupt, SigtermDoesTheSameAndExits143) {
   EXPECT_EQ(report["results"][1]["reason"], "not run: interrupted (SIGTERM)");
 }
 
+// coreutils timeout (and a terminal plus a launcher) deliver one request twice: still one
+// request, the report is written.
+TEST_F(Interrupt, ASignalDeliveredTwiceAtOnceIsOneRequest) {
+  const pid_t gpubench = start({"--matrix", "mlp/cpu/fp32,cnn/cpu/fp32", "--steps", "1000000", "--warmup", "0",
+                                "--out", dir_ + "/report.json"});
+  ASSERT_TRUE(wait_until([&] { return !processes_marked(marker_, "--child-config").empty(); }, std::chrono::seconds(30)))
+      << slurp(dir_ + "/log");
+  ::kill(gpubench, SIGINT);
+  expect_exit_after_signal(gpubench, SIGINT, 130, std::chrono::seconds(30));
+  const auto report = test_support::read_json(dir_ + "/report.json");
+  ASSERT_EQ(report["results"].size(), 2u);
+  EXPECT_EQ(report["results"][1]["reason"], "not run: interrupted (SIGINT)");
+}
+
 // --nproc: Ctrl-C reaches the launcher only (the ranks have their own process group); it
 // passes it on, each rank stops its config, rank 0 writes the report.
 TEST_F(Interrupt, CtrlCToAnNprocLauncherStopsEveryRankAndKeepsTheReport) {

@@ -63,6 +63,19 @@ TEST(PrivateDir, LivesUnderTmpdirAndGoesWithEverythingInIt) {
   fs::remove_all(base);
 }
 
+// A child's scratch directory goes inside the parent's private one, so removing that
+// removes whatever a killed child left.
+TEST(PrivateDir, CanLiveInsideAnother) {
+  const PrivateDir outer;
+  std::string inner_path;
+  {
+    const PrivateDir inner(outer.path());
+    inner_path = inner.path();
+    EXPECT_EQ(fs::path(inner_path).parent_path(), fs::path(outer.path()));
+  }
+  EXPECT_FALSE(fs::exists(inner_path));
+}
+
 TEST(PrivateDir, SaysWhereItCouldNotBeMade) {
   ScopedTmpdir tmpdir("/nonexistent-gpubench-dir");
   try {
