@@ -213,7 +213,15 @@ int run_matrix_command(const CliOptions& options, const std::string& command_lin
 }
 
 int run_child_command(const CliOptions& options) {
-  return run_child_config(Config::parse(options.child_config), options.settings, options.child_result);
+  check_writable(options.child_result, "--child-result");  // before the run, as for --out
+  try {
+    return run_child_config(Config::parse(options.child_config), options.settings, options.child_result);
+  } catch (const UsageError&) {
+    throw;
+  } catch (const std::exception& error) {  // the config's own failures are in the result: this is its write
+    std::cerr << "gpubench: error: child result not written: " << error.what() << std::endl;
+    return kExitOutputNotWritten;
+  }
 }
 
 }  // namespace gpubench

@@ -62,6 +62,8 @@ INSTANTIATE_TEST_SUITE_P(
         BadInput{"--matrix mlp/cpu/fp32 --out same.json --trace same.json", "--out and --trace are the same file"},
         BadInput{"--matrix mlp/cpu/fp32 --ceilings c.json --out c.json", "--out 'c.json' is --ceilings"},
         BadInput{"--threads 4096", "--threads '4096' is invalid: expected a whole number from 1 to"},
+        BadInput{"--child-config mlp/cpu/fp32 --child-result /nonexistent-dir/r.json",
+                 "--child-result '/nonexistent-dir/r.json' cannot be written"},
         BadInput{"--matrix mlp/cpu/fp32 --data /nonexistent-dir", "is not a directory"},
         BadInput{"--matrix cnn/cpu/fp32 --data /tmp", "for the mlp workload"},
         BadInput{"--config-timeout 0", "--config-timeout '0' is invalid"},
