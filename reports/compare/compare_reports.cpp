@@ -159,7 +159,7 @@ json to_json(const CompareResult& r) {
 
 CompareResult compare_reports(const json& base, const std::string& base_name, const json& next,
                               const std::string& next_name, const CompareOptions& options) {
-  return compare_report_sets({base_name, {base_name}, {base}}, {next_name, {next_name}, {next}}, options);
+  return compare_report_sets({base_name, {base_name}, {base}, {}}, {next_name, {next_name}, {next}, {}}, options);
 }
 
 CompareResult compare_report_sets(const ReportSet& base, const ReportSet& next, const CompareOptions& options) {

@@ -20,8 +20,16 @@ std::string status_of(const json& result) {
   return text;
 }
 
-const json* find_result(const json& report, const std::string& config_id) {
-  for (const json& result : report["results"])
+// Run `run` of `side`'s result for `config_id`: by its index when load_report_set made
+// one, else by a scan (sets built by hand).
+const json* find_result(const ReportSet& side, std::size_t run, const std::string& config_id) {
+  const json& results = side.runs[run]["results"];
+  if (side.result_index.size() == side.runs.size()) {
+    const auto& index = side.result_index[run];
+    const auto found = index.find(config_id);
+    return found == index.end() ? nullptr : &results[found->second];
+  }
+  for (const json& result : results)
     if (result["config_id"] == config_id) return &result;
   return nullptr;
 }
@@ -69,8 +77,8 @@ std::vector<std::string> config_ids(const ReportSet& side) {
 
 ConfigRuns collect_config_runs(const ReportSet& side, const std::string& config_id, const CompareMetric& metric) {
   ConfigRuns out;
-  for (const json& run : side.runs) {
-    const json* result = find_result(run, config_id);
+  for (std::size_t run = 0; run < side.runs.size(); ++run) {
+    const json* result = find_result(side, run, config_id);
     std::vector<double> values;
     std::string missing;
     if (result == nullptr) {

@@ -74,6 +74,16 @@ void validate_result(const json& result, std::size_t index, const std::string& l
   }
 }
 
+// ReportSet::result_index for every run of `set`.
+void index_results(ReportSet& set) {
+  set.result_index.clear();
+  for (const json& run : set.runs) {
+    auto& index = set.result_index.emplace_back();
+    const json& results = run["results"];
+    for (std::size_t i = 0; i < results.size(); ++i) index.emplace(results[i]["config_id"].get<std::string>(), i);
+  }
+}
+
 }  // namespace
 
 std::string report_label(const std::string& role, const std::string& name) { return role + " report '" + name + "'"; }
@@ -117,6 +127,7 @@ ReportSet load_report_set(const std::string& path, const std::string& role) {
   if (!fs::is_directory(path, error)) {
     set.run_names.push_back(path);
     set.runs.push_back(load_report(path, role));  // names the file when it does not exist
+    index_results(set);
     return set;
   }
   fs::directory_iterator entry(path, error), end;
@@ -131,6 +142,7 @@ ReportSet load_report_set(const std::string& path, const std::string& role) {
                      "' holds no *.json reports: expected one gpubench report per run (run-01.json, run-02.json, ...)");
   std::sort(set.run_names.begin(), set.run_names.end());
   for (const std::string& name : set.run_names) set.runs.push_back(load_report(name, role));
+  index_results(set);
   return set;
 }
 

@@ -1,6 +1,7 @@
 #pragma once
 #include <nlohmann/json.hpp>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 namespace gpubench {
@@ -19,6 +20,9 @@ struct ReportSet {
   std::string name;                    // the path given: a file or a directory
   std::vector<std::string> run_names;  // each run's file
   std::vector<nlohmann::json> runs;    // validated reports, in run_names order
+  // Per run: config_id -> index in its results (config ids are unique in a valid report),
+  // so comparing n configs costs n look-ups, not n scans. Filled by load_report_set.
+  std::vector<std::unordered_map<std::string, std::size_t>> result_index;
 };
 
 // `path` a report file: a set of one run. A directory: every *.json directly in it, in

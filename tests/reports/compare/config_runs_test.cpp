@@ -75,7 +75,7 @@ TEST(CompareRuns, PairedRunsSeeATenPercentSlowdownUnderTwentyPercentDrift) {
   // Interleaved runs share the machine's state: pair i drifts by the same factor on both sides.
   std::mt19937 rng(3);
   std::normal_distribution<double> drift(0, 0.2);
-  ReportSet base{"base", {}, {}}, next{"new", {}, {}};
+  ReportSet base{"base", {}, {}, {}}, next{"new", {}, {}, {}};
   for (int i = 0; i < 5; ++i) {
     const double level = 10 * std::exp(drift(rng));
     base.runs.push_back(testing::report({ok_result("mlp/cpu/fp32", step_times(10 + i, 40, level))}));
