@@ -109,6 +109,23 @@ class Interrupt : public ::testing::Test {
     EXPECT_TRUE(processes_marked(marker_).empty()) << "a child or rank outlived gpubench";
   }
 
+  // gpubench on two long CPU configs, once the first one's child runs.
+  pid_t start_two_configs_and_wait_for_training() {
+    const pid_t pid = start({"--matrix", "mlp/cpu/fp32,cnn/cpu/fp32", "--steps", "1000000", "--warmup", "0",
+                             "--out", dir_ + "/report.json"});
+    EXPECT_TRUE(wait_until([&] { return !processes_marked(marker_, "--child-config").empty(); },
+                           std::chrono::seconds(30)))
+        << slurp(dir_ + "/log");
+    return pid;
+  }
+
+  // The report of start_two_configs_and_wait_for_training: the second config never ran.
+  void expect_second_config_not_run(const std::string& signal_name) {
+    const auto report = test_support::read_json(dir_ + "/report.json");
+    ASSERT_EQ(report["results"].size(), 2u);
+    EXPECT_EQ(report["results"][1]["reason"], "not run: interrupted (" + signal_name + ")");
+  }
+
   std::string dir_, marker_;
 };
 
@@ -133,28 +150,18 @@ TEST_F(Interrupt, FirstCtrlCStopsTheRunningConfigReportsTheRestAndExits130) {
 }
 
 TEST_F(Interrupt, SigtermDoesTheSameAndExits143) {
-  const pid_t gpubench = start({"--matrix", "mlp/cpu/fp32,cnn/cpu/fp32", "--steps", "1000000", "--warmup", "0",
-                                "--out", dir_ + "/report.json"});
-  ASSERT_TRUE(wait_until([&] { return !processes_marked(marker_, "--child-config").empty(); }, std::chrono::seconds(30)))
-      << slurp(dir_ + "/log");
+  const pid_t gpubench = start_two_configs_and_wait_for_training();
   expect_exit_after_signal(gpubench, SIGTERM, 143, std::chrono::seconds(30));
-  const auto report = test_support::read_json(dir_ + "/report.json");
-  ASSERT_EQ(report["results"].size(), 2u);
-  EXPECT_EQ(report["results"][1]["reason"], "not run: interrupted (SIGTERM)");
+  expect_second_config_not_run("SIGTERM");
 }
 
 // coreutils timeout (and a terminal plus a launcher) deliver one request twice: still one
 // request, the report is written.
 TEST_F(Interrupt, ASignalDeliveredTwiceAtOnceIsOneRequest) {
-  const pid_t gpubench = start({"--matrix", "mlp/cpu/fp32,cnn/cpu/fp32", "--steps", "1000000", "--warmup", "0",
-                                "--out", dir_ + "/report.json"});
-  ASSERT_TRUE(wait_until([&] { return !processes_marked(marker_, "--child-config").empty(); }, std::chrono::seconds(30)))
-      << slurp(dir_ + "/log");
+  const pid_t gpubench = start_two_configs_and_wait_for_training();
   ::kill(gpubench, SIGINT);
   expect_exit_after_signal(gpubench, SIGINT, 130, std::chrono::seconds(30));
-  const auto report = test_support::read_json(dir_ + "/report.json");
-  ASSERT_EQ(report["results"].size(), 2u);
-  EXPECT_EQ(report["results"][1]["reason"], "not run: interrupted (SIGINT)");
+  expect_second_config_not_run("SIGINT");
 }
 
 // --nproc: Ctrl-C reaches the launcher only (the ranks have their own process group); it
