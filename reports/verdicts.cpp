@@ -1,11 +1,14 @@
 #include "reports/verdicts.h"
 
 #include "reports/loss_parity.h"
+#include "stats/summary.h"
 
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <optional>
 #include <string>
+#include <vector>
 
 namespace gpubench {
 namespace {
@@ -83,6 +86,26 @@ nlohmann::json bottleneck_verdict(const nlohmann::json& row) {
                                          pct(compute), pct(optimizer)));
 }
 
+// Host RSS still climbing through the measured steps (last quarter's median above the
+// first quarter's by over 10% and 64 MiB): a leak, or --host-malloc retain's heap
+// fragmenting. A settled run stays flat (the transformer's retained heap: +7%, once).
+std::optional<std::string> measured_rss_growth(const nlohmann::json& memory) {
+  const auto rss = memory.value("rss_bytes_per_step", nlohmann::json::array());
+  const auto measured = memory.value("measured_per_sample", nlohmann::json::array());
+  std::vector<double> values;
+  for (std::size_t i = 0; i < rss.size() && i < measured.size(); ++i)
+    if (measured[i].get<bool>()) values.push_back(rss[i].get<double>());
+  constexpr std::size_t kMinSamples = 8;
+  if (values.size() < kMinSamples) return std::nullopt;
+  const std::size_t quarter = values.size() / 4;
+  const double first = percentile(std::vector<double>(values.begin(), values.begin() + quarter), 0.5);
+  const double last = percentile(std::vector<double>(values.end() - quarter, values.end()), 0.5);
+  constexpr double kMiB = 1 << 20;
+  if (last <= first + std::max(64 * kMiB, 0.1 * first)) return std::nullopt;
+  return fmt::format("host RSS grew from {:.0f} to {:.0f} MiB over the measured steps: a leak, or a fragmenting heap "
+                     "(try --host-malloc glibc)", first / kMiB, last / kMiB);
+}
+
 nlohmann::json row_warnings(const nlohmann::json& row) {
   nlohmann::json warnings = nlohmann::json::array();
   const auto& loss = row.value("loss", nlohmann::json::object());
@@ -108,6 +131,14 @@ nlohmann::json row_warnings(const nlohmann::json& row) {
   const auto& parallel = row.value("parallel", nlohmann::json::object());
   if (row.value("config", nlohmann::json::object()).value("parallel", "") == "dp" && parallel.value("devices", 0) == 1)
     warnings.push_back("DataParallel on one device: no speedup is possible, only replication overhead");
+  const auto& stopping = row.value("stopping", nlohmann::json::object());
+  if (stopping.value("reason", "") == "slow_step")
+    warnings.push_back(fmt::format("one step ({:.3g} s) outlasts the whole {:.3g} s budget: stopped after {} measured "
+                                   "step(s), below the preset's minimum of {}; the median's spread is unknown",
+                                   row.value("step_ms", nlohmann::json::object()).value("max", 0.0) / 1000,
+                                   stopping.value("budget_s", 0.0), measured, stopping.value("min_steps", 0)));
+  if (const auto growth = measured_rss_growth(row.value("memory", nlohmann::json::object())))
+    warnings.push_back(*growth);
   const double cv = row.value("step_ms", nlohmann::json::object()).value("cv", 0.0);
   if (cv > kNoisyCv)
     warnings.push_back(fmt::format("noisy measurement: step-time CV {} (another load on the machine?)", pct(cv)));

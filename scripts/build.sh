@@ -55,7 +55,7 @@ fi
 export PATH="$cuda_home/bin:$PATH"
 cmake_args=(-S . -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE=Release "-DCMAKE_PREFIX_PATH=$prefix"
   "-DGPUBENCH_WERROR=$werror" "-DCUDAToolkit_ROOT=$cuda_home" "-DCUDA_TOOLKIT_ROOT_DIR=$cuda_home"
-  "-DCMAKE_CUDA_COMPILER=$cuda_home/bin/nvcc")
+  "-DCMAKE_CUDA_COMPILER=$cuda_home/bin/nvcc" "-DGPUBENCH_PYTHON=$(realpath -s "$(command -v "$python")")")
 [[ -n $cxx_flags ]] && cmake_args+=("-DCMAKE_CXX_FLAGS=$cxx_flags")
 if [[ -z ${TORCH_CUDA_ARCH_LIST:-} ]] && command -v nvidia-smi >/dev/null; then
   # Caffe2's config otherwise probes the GPU itself; nothing here compiles device code.

@@ -31,7 +31,7 @@ std::vector<std::string> split_commas(const std::string& text) {
 // message: the flag, the value, and what was expected.
 struct RawFlags {
   std::string workload, preset = "default", steps, warmup, batch_size, threads, workers, seed, timeout;
-  std::string bucket_mb, comm_timeout, nproc;
+  std::string bucket_mb, comm_timeout, nproc, host_malloc;
 };
 
 constexpr double kMinCommTimeoutS = 1.0;
@@ -62,6 +62,9 @@ void add_settings_flags(CLI::App& app, RawFlags& raw, CliOptions& options) {
   app.add_option("--batch-size", raw.batch_size, "Batch size per process (default: the workload's)");
   app.add_option("--threads", raw.threads, "LibTorch intra-op threads (default: all cores)");
   app.add_option("--workers", raw.workers, "DataLoader worker threads (default: 0, load on the training thread)");
+  app.add_option("--host-malloc", raw.host_malloc,
+                 "retain | glibc: keep freed CPU tensor memory for the next step (default), or glibc's "
+                 "defaults, which unmap and page-fault it again each step (what a Python loop gets)");
   app.add_option("--seed", raw.seed, "Seed for data, init and shuffling (default: 42)");
   app.add_option("--data", options.settings.data_dir, "Folder with MNIST IDX files (train-images-idx3-ubyte, train-labels-idx1-ubyte) for mlp");
   app.add_option("--profile-steps", options.settings.profile_steps,
@@ -90,6 +93,7 @@ void apply_settings(const CLI::App& app, const RawFlags& raw, CliOptions& option
   // minute to spawn on 2 cores) and measures the scheduler.
   if (given("--threads")) s.threads = static_cast<int>(parse_integer("--threads", raw.threads, 1, max_threads()));
   if (given("--workers")) s.workers = static_cast<int>(parse_integer("--workers", raw.workers, 0, 256));
+  if (given("--host-malloc")) s.host_malloc = parse_host_malloc(raw.host_malloc);
   if (given("--seed")) s.seed = static_cast<std::uint64_t>(parse_integer("--seed", raw.seed, 0, (1LL << 62)));
   if (!s.profile_steps.empty()) (void)parse_profile_steps(s.profile_steps);  // fail now, not per config
   if (given("--config-timeout")) s.config_timeout_s = static_cast<double>(parse_integer("--config-timeout", raw.timeout, 1, 7 * 24 * 3600));
@@ -223,6 +227,7 @@ std::vector<std::string> settings_to_args(const RunSettings& s) {
   if (s.batch_size > 0) add("--batch-size", s.batch_size);
   if (s.threads > 0) add("--threads", s.threads);
   add("--workers", s.workers);
+  args.insert(args.end(), {"--host-malloc", to_string(s.host_malloc)});
   if (!s.data_dir.empty()) args.insert(args.end(), {"--data", s.data_dir});
   if (!s.profile_steps.empty()) args.insert(args.end(), {"--profile-steps", s.profile_steps});
   if (!s.cupti) args.push_back("--no-cupti");

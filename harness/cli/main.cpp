@@ -11,6 +11,7 @@
 #include "cli/flags.h"
 #include "cli/matrix_command.h"
 #include "config/errors.h"
+#include "device/host_malloc.h"
 #include "parallel/nproc_launcher.h"
 #include "run/child_process.h"
 
@@ -37,6 +38,9 @@ int main(int argc, char** argv) {
   using gpubench::CliOptions;
   try {
     const CliOptions options = gpubench::parse_command_line(argc, argv);
+    // Before any tensor: the setting applies to the allocations made after it.
+    if (options.command == CliOptions::Command::Matrix || options.command == CliOptions::Command::Child)
+      gpubench::configure_host_malloc(options.settings.host_malloc);
     switch (options.command) {
       case CliOptions::Command::Help:
         std::cout << options.help_text;

@@ -15,6 +15,7 @@
 #include "config/errors.h"
 #include "config/matrix_spec.h"
 #include "device/env_record.h"
+#include "device/host_malloc.h"
 #include "io/atomic_file.h"
 #include "io/interrupt.h"
 #include "parallel/rank_launcher.h"
@@ -113,17 +114,48 @@ nlohmann::json matrix_json(const CliOptions& options, const std::vector<Config>&
           {"overhead_mode", options.settings.overhead},
           {"threads", threads},
           {"workers", options.settings.workers},
+          {"host_malloc", host_malloc_json(options.settings.host_malloc)},
           {"data_dir", options.settings.data_dir},
           {"config_ids", ids},
           // Never silently: a report measured with the test-only slowdown says so.
           {"test_step_delay_ms", options.settings.test_step_delay_ms}};
 }
 
-int print_list(const std::vector<Config>& configs, const MachineCapabilities& machine) {
+// What a config will run, known before running: a fixed count, or the preset's budget of
+// measured time (DDP ranks agree on a count for it after warm-up).
+struct ExpectedSteps {
+  bool budgeted = false;
+  std::string text;
+};
+ExpectedSteps expected_steps(const Config& config, const RunSettings& settings) {
+  const ResolvedSizes sizes = resolve_sizes(config.workload, settings);
+  if (config.parallel != ParallelMode::Ddp && !sizes.stopping.exact)
+    return {true, fmt::format("{} warm-up + {}-{} steps, at most ~{:g} s measured", sizes.warmup,
+                              sizes.stopping.min_steps, sizes.stopping.max_steps, sizes.stopping.budget_s)};
+  const StoppingRule ranks = fixed_count_for_ranks(sizes.stopping, settings.overhead);
+  if (sizes.stopping.exact || settings.overhead || sizes.warmup == 0)
+    return {false, fmt::format("{} warm-up + {} steps", sizes.warmup, ranks.max_steps)};
+  return {true, fmt::format("{} warm-up + {}-{} steps, the ranks' agreed count for ~{:g} s", sizes.warmup,
+                            ranks.min_steps, ranks.max_steps, sizes.stopping.budget_s)};
+}
+
+int print_list(const std::vector<Config>& configs, const MachineCapabilities& machine, const RunSettings& settings) {
+  int budgeted = 0, fixed = 0;
+  double budget_s = 0;
   for (const auto& config : configs) {
     const auto reason = skip_reason(config, machine);
-    std::cout << fmt::format("{:<36} {}\n", config.id(), reason ? "skip: " + *reason : "runs here");
+    const ExpectedSteps expected = expected_steps(config, settings);
+    std::cout << fmt::format("{:<36} {}\n", config.id(), reason ? "skip: " + *reason : "runs here: " + expected.text);
+    if (reason) continue;
+    (expected.budgeted ? budgeted : fixed) += 1;
+    if (expected.budgeted) budget_s += resolve_sizes(config.workload, settings).stopping.budget_s;
   }
+  // Per config the process start, dataset and checkpoint round trip add a second or two on
+  // a CPU; a step longer than the whole budget still runs once after its warm-up.
+  std::cout << fmt::format("expected: {} config(s) on a time budget, at most ~{:g} s of measuring together; {} on a "
+                           "fixed step count; plus warm-up and ~2 s start-up each. A single step longer than the "
+                           "budget stops its config after 1 measured step.\n",
+                           budgeted, budget_s, fixed);
   return 0;
 }
 
@@ -149,7 +181,7 @@ int run_matrix_command(const CliOptions& options, const std::string& command_lin
   const std::vector<Config> configs = expand_matrix(request);
   validate_inputs(options, configs);
   const nlohmann::json ceilings = options.ceilings.empty() ? nlohmann::json() : load_ceilings(options.ceilings);
-  if (options.command == CliOptions::Command::List) return print_list(configs, machine);
+  if (options.command == CliOptions::Command::List) return print_list(configs, machine, options.settings);
   // Launched as one rank (torchrun, Slurm, --nproc): a bad launch environment or an
   // unreachable store is a usage error now, before anything runs; only rank 0 reports.
   const std::shared_ptr<RankLauncher> ranks = RankLauncher::from_environment(options.settings.comm_timeout_s);

@@ -20,6 +20,14 @@ Preset parse_preset(const std::string& text) {
   throw UsageError("--preset '" + text + "' is unknown: expected quick, default or full");
 }
 
+std::string to_string(HostMalloc mode) { return mode == HostMalloc::Retain ? "retain" : "glibc"; }
+
+HostMalloc parse_host_malloc(const std::string& text) {
+  if (text == "retain") return HostMalloc::Retain;
+  if (text == "glibc") return HostMalloc::Glibc;
+  throw UsageError("--host-malloc '" + text + "' is unknown: expected retain or glibc");
+}
+
 PresetScale preset_scale(Preset preset) {
   switch (preset) {
     case Preset::Quick: return {1, 3, 30, 8.0, 0.25};

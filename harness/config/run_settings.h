@@ -9,6 +9,11 @@ enum class Preset { Quick, Default, Full };
 std::string to_string(Preset preset);
 Preset parse_preset(const std::string& text);  // throws UsageError
 
+// --host-malloc: how glibc's allocator keeps freed tensor memory (device/host_malloc.h).
+enum class HostMalloc { Retain, Glibc };
+std::string to_string(HostMalloc mode);
+HostMalloc parse_host_malloc(const std::string& text);  // throws UsageError
+
 // What every config of one matrix run shares. Zero means "the workload's preset value".
 struct RunSettings {
   Preset preset = Preset::Default;
@@ -17,6 +22,7 @@ struct RunSettings {
   int batch_size = 0;     // per process
   int threads = 0;        // intra-op threads; 0 = all cores
   int workers = 0;        // DataLoader worker threads
+  HostMalloc host_malloc = HostMalloc::Retain;
   std::uint64_t seed = 42;
   std::string data_dir;   // real MNIST IDX files for mlp
   double config_timeout_s = 1800;

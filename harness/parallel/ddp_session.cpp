@@ -3,6 +3,8 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 
@@ -127,6 +129,23 @@ void DdpSession::broadcast_from_rank0(torch::nn::Module& module) {
                                ": broadcasting rank 0's parameters failed: " + message_of(error));
     }
   }
+}
+
+int DdpSession::agree_on_step_count(double last_warmup_ms, double budget_s, int min_steps, int max_steps) {
+  std::vector<at::Tensor> slowest = {torch::full({1}, last_warmup_ms, torch::TensorOptions(torch::kFloat64).device(settings_.device))};
+  c10d::AllreduceOptions max;
+  max.reduceOp = c10d::ReduceOp::MAX;
+  try {
+    wait_collective(*group_, *group_->allreduce(slowest, max), timeout());
+  } catch (const std::exception& error) {
+    mark_failed();
+    throw std::runtime_error("rank " + std::to_string(env_.rank) + " of " + std::to_string(env_.world_size) +
+                             ": agreeing on the step count failed: " + message_of(error));
+  }
+  const double slowest_ms = slowest.front().item<double>();
+  if (!(slowest_ms > 0)) return max_steps;
+  const double fits = std::ceil(budget_s * 1000 / slowest_ms);
+  return static_cast<int>(std::clamp(fits, static_cast<double>(min_steps), static_cast<double>(max_steps)));
 }
 
 GradientSync& DdpSession::attach(const std::vector<torch::Tensor>& parameters) {

@@ -48,6 +48,11 @@ class DdpSession {
   // Parameters and buffers from rank 0, as DDP's constructor does.
   void broadcast_from_rank0(torch::nn::Module& module);
 
+  // Ranks must all run one step count, but each would judge a time budget on its own
+  // clock. After warm-up they agree: the budget over the slowest rank's last warm-up step
+  // (one all-reduce, max), within [min_steps, max_steps]. Returns the count.
+  int agree_on_step_count(double last_warmup_ms, double budget_s, int min_steps, int max_steps);
+
   // The hooks that average gradients during backward; lives as long as the session.
   GradientSync& attach(const std::vector<torch::Tensor>& parameters);
   std::shared_ptr<CommRecorder> recorder() const { return recorder_; }

@@ -79,6 +79,13 @@ ResolvedSizes resolve_sizes(const std::string& workload_name, const RunSettings&
   return sizes;
 }
 
+StoppingRule fixed_count_for_ranks(StoppingRule rule, bool overhead) {
+  if (rule.exact) return rule;
+  rule.exact = true;
+  rule.max_steps = overhead ? rule.min_steps : std::max(rule.min_steps * 5, 10);
+  return rule;
+}
+
 namespace {
 
 // A config between its stages (prepare -> train -> collect): what training needs and what
@@ -157,11 +164,13 @@ TrainerSpec trainer_spec(PreparedConfig& c) {
   spec.autocast_dtype = c.plan.autocast_dtype;
   spec.warmup_steps = c.sizes.warmup;
   spec.stopping = c.overhead ? overhead_stopping(c.sizes.stopping, *c.overhead) : c.sizes.stopping;
-  if (c.ddp && !spec.stopping.exact) {
-    // Ranks must run the same number of steps (each waits for the others' gradients), but
-    // each would judge noise and budget on its own clock: use a fixed count instead.
-    spec.stopping.exact = true;
-    spec.stopping.max_steps = c.overhead ? spec.stopping.min_steps : std::max(spec.stopping.min_steps * 5, 10);
+  if (c.ddp) {
+    const bool budgeted = !spec.stopping.exact && !c.overhead;
+    spec.stopping = fixed_count_for_ranks(spec.stopping, c.overhead.has_value());
+    if (budgeted && spec.warmup_steps > 0)
+      spec.agree_on_step_count = [ddp = c.ddp.get(), rule = spec.stopping, budget_s = c.sizes.stopping.budget_s](double ms) {
+        return ddp->agree_on_step_count(ms, budget_s, rule.min_steps, rule.max_steps);
+      };
   }
   if (c.overhead)
     spec.sync_each_phase = [schedule = *c.overhead](int step) {
@@ -238,7 +247,8 @@ nlohmann::json describe_run(const PreparedConfig& c, const TrainingRun& run) {
   result["stopping"] = {{"reason", run.stop_reason},
                         {"exact_steps", c.spec.stopping.exact},
                         {"min_steps", c.spec.stopping.min_steps},
-                        {"max_steps", c.spec.stopping.max_steps},
+                        {"max_steps", run.agreed_steps > 0 ? run.agreed_steps : c.spec.stopping.max_steps},
+                        {"ranks_agreed_on_steps", run.agreed_steps > 0},
                         {"budget_s", c.sizes.stopping.budget_s},
                         {"target_relative_ci", c.sizes.stopping.target_relative_ci},
                         {"median_ci95_ms", {interval.low, interval.high}},

@@ -21,6 +21,12 @@ struct ResolvedSizes {
 };
 ResolvedSizes resolve_sizes(const std::string& workload, const RunSettings& settings);
 
+// DDP ranks must run the same number of steps (each waits for the others' gradients), but
+// each would judge noise and budget on its own clock: a budgeted rule becomes a fixed
+// count (min_steps under --overhead, whose schedule sets it). Its max_steps is the cap the
+// ranks' agreement after warm-up may lower (DdpSession::agree_on_step_count).
+StoppingRule fixed_count_for_ranks(StoppingRule rule, bool overhead);
+
 // Sets intra-op threads (0 = all cores) and returns the number in force.
 int apply_thread_setting(int requested);
 

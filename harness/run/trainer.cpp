@@ -28,9 +28,13 @@ TrainingRun Trainer::run(Model& model, torch::optim::Optimizer& optimizer, const
   TrainingRun run;
   model.module->train();
   probes_.run_begin(spec_.config_id);
-  double measured_s = 0;
+  double measured_s = 0, last_step_ms = 0;
   for (int step = 0;; ++step) {
     const bool measured = step >= spec_.warmup_steps;
+    if (step == spec_.warmup_steps && spec_.agree_on_step_count) {
+      run.agreed_steps = spec_.agree_on_step_count(last_step_ms);
+      spec_.stopping.max_steps = run.agreed_steps;
+    }
     if (measured) {
       const StopDecision decision = should_stop(spec_.stopping, run.step_ms, measured_s);
       if (decision.stop) {
@@ -66,10 +70,10 @@ TrainingRun Trainer::run(Model& model, torch::optim::Optimizer& optimizer, const
     });
     if (!sync_phases_) spec_.synchronize();
     probes_.step_end(step, measured);
+    last_step_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - step_start).count();
     if (measured) {
-      const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - step_start).count();
-      run.step_ms.push_back(ms);
-      measured_s += ms / 1000.0;
+      run.step_ms.push_back(last_step_ms);
+      measured_s += last_step_ms / 1000.0;
     }
     // Read after the step so the value costs no extra device sync inside a phase.
     const double value = loss.item<double>();

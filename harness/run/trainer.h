@@ -33,6 +33,9 @@ struct TrainerSpec {
   std::vector<torch::Device> data_parallel_devices;
   // Set for DDP: averages gradients across ranks inside the Backward phase.
   GradientSync* gradient_sync = nullptr;
+  // Set for budgeted DDP: called once after warm-up with the last warm-up step's ms;
+  // returns the measured step count every rank runs (DdpSession::agree_on_step_count).
+  std::function<int(double last_warmup_ms)> agree_on_step_count;
   // Whether `step`'s phases each end with `synchronize` (empty: every step). A step
   // without it syncs once at its end, as an uninstrumented loop would: --overhead's bare
   // steps, whose per-phase syncs would otherwise be charged to nobody.
@@ -46,6 +49,7 @@ struct TrainingRun {
   std::vector<double> step_ms;
   int optimizer_steps_skipped = 0;
   std::string stop_reason;
+  int agreed_steps = 0;        // the ranks' count from agree_on_step_count; 0 when not asked
   Batch last_batch;            // on the device, for the checkpoint's output check
 };
 

@@ -27,7 +27,13 @@ StopDecision should_stop(const StoppingRule& rule, const std::vector<double>& st
   const int steps = static_cast<int>(step_ms.size());
   if (rule.exact) return {steps >= rule.max_steps, "steps"};
   if (steps >= rule.max_steps) return {true, "max_steps"};
-  if (steps < rule.min_steps) return {false, ""};
+  if (steps < rule.min_steps) {
+    // One step longer than the whole budget (CPU bf16 without native bf16 units: a
+    // transformer step takes tens of seconds): min_steps of them would overrun the budget
+    // min_steps-fold. The budget wins, and the reason says min_steps was not reached.
+    const bool one_step_over_budget = !step_ms.empty() && *std::max_element(step_ms.begin(), step_ms.end()) >= rule.budget_s * 1000;
+    return one_step_over_budget ? StopDecision{true, "slow_step"} : StopDecision{false, ""};
+  }
   if (measured_s >= rule.budget_s) return {true, "time_budget"};
   // The interval needs a handful of samples before it means anything.
   constexpr int kMinStepsForInterval = 10;

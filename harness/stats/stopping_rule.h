@@ -15,7 +15,8 @@ MedianInterval median_confidence_interval(std::vector<double> values);
 
 // When to stop measuring a config (nvbench's noise criterion): after at least
 // `min_steps`, stop once the median's 95% CI is within ±`target_relative_ci`, or when the
-// measured time reaches `budget_s`, or at `max_steps`. With `exact` the count is fixed.
+// measured time reaches `budget_s`, or at `max_steps`. Before `min_steps`, a single step
+// as long as the whole budget stops it too ("slow_step"). With `exact` the count is fixed.
 struct StoppingRule {
   int min_steps = 3;
   int max_steps = 100;
@@ -26,7 +27,7 @@ struct StoppingRule {
 
 struct StopDecision {
   bool stop = false;
-  std::string reason;  // "steps" (exact count), "ci_target", "time_budget", "max_steps"
+  std::string reason;  // "steps" (exact count), "ci_target", "time_budget", "max_steps", "slow_step"
 };
 
 StopDecision should_stop(const StoppingRule& rule, const std::vector<double>& step_ms, double measured_s);

@@ -28,9 +28,10 @@ std::vector<fs::path> committed_json_files() {
     if (!fs::exists(root)) continue;
     for (const auto& entry : fs::recursive_directory_iterator(root)) {
       const std::string name = entry.path().filename().string();
-      // Google Benchmark's raw output kept next to a ceilings file is not ours to validate.
+      // Raw outputs kept beside reports are not reports: Google Benchmark's next to a
+      // ceilings file, scripts/compare_with_python.py's rounds.
       if (entry.is_regular_file() && entry.path().extension() == ".json" &&
-          name.find(".benchmark.json") == std::string::npos)
+          name.find(".benchmark.json") == std::string::npos && name.find(".python-comparison.json") == std::string::npos)
         files.push_back(entry.path());
     }
   }

@@ -76,6 +76,38 @@ TEST(Warnings, PitfallsOfOneRow) {
   EXPECT_NE(row_warnings(dp)[0].get<std::string>().find("DataParallel on one device"), std::string::npos);
 }
 
+// The row's one warning ("" and a test failure when there is not exactly one).
+std::string only_warning(const nlohmann::json& r) {
+  const auto w = row_warnings(r);
+  EXPECT_EQ(w.size(), 1u) << w.dump();
+  return w.size() == 1 ? w[0].get<std::string>() : "";
+}
+
+TEST(Warnings, ASlowStepStopSaysMinStepsWasNotReached) {
+  auto r = row("transformer/cpu/bf16", 0, 0, 0.5, 0.4, 0.1);
+  r["steps"] = {{"warmup", 1}, {"measured", 1}};
+  r["step_ms"] = {{"cv", 0.0}, {"max", 31200.0}};
+  r["stopping"] = {{"reason", "slow_step"}, {"budget_s", 8.0}, {"min_steps", 3}};
+  EXPECT_EQ(only_warning(r), "one step (31.2 s) outlasts the whole 8 s budget: stopped after 1 measured step(s), below the "
+                  "preset's minimum of 3; the median's spread is unknown");
+}
+
+TEST(Warnings, HostRssStillGrowingThroughTheMeasuredStepsIsNamed) {
+  auto r = row("transformer/cpu/fp32", 0, 0, 0.5, 0.4, 0.1);
+  constexpr double kMiB = 1 << 20;
+  nlohmann::json rss = nlohmann::json::array(), measured = nlohmann::json::array();
+  for (int i = 0; i < 12; ++i) {
+    rss.push_back((1500 + (i < 2 ? -300 : 10 * i)) * kMiB);  // warm-up lower, then a settled +7%
+    measured.push_back(i >= 2);
+  }
+  r["memory"] = {{"rss_bytes_per_step", rss}, {"measured_per_sample", measured}};
+  EXPECT_TRUE(row_warnings(r).empty()) << row_warnings(r).dump();
+  for (int i = 2; i < 12; ++i) rss[i] = (1500 + 60 * i) * kMiB;  // 60 MiB more every step
+  r["memory"]["rss_bytes_per_step"] = rss;
+  EXPECT_EQ(only_warning(r), "host RSS grew from 1650 to 2130 MiB over the measured steps: a leak, or a fragmenting heap "
+                  "(try --host-malloc glibc)");
+}
+
 TEST(Warnings, AmpLossParityAgainstFp32OnTheSameData) {
   auto fp32 = row("mlp/cuda/fp32/pinned", 0, 0, 0.5, 0.4, 0.1);
   fp32["config"]["host_memory"] = "pinned";

@@ -21,6 +21,7 @@ TEST(Flags, DefaultsRunTheWholeMatrix) {
   EXPECT_TRUE(o.workloads.empty());
   EXPECT_EQ(o.settings.preset, Preset::Default);
   EXPECT_EQ(o.out, "gpubench-report.json");
+  EXPECT_EQ(o.settings.host_malloc, HostMalloc::Retain);
 }
 
 TEST(Flags, ParsesEverySetting) {
@@ -42,7 +43,8 @@ TEST(Flags, ParsesEverySetting) {
 
 TEST(Flags, SettingsSurviveTheTripToAChildProcess) {
   const CliOptions parent = parse({"--preset", "full", "--steps", "3", "--warmup", "1", "--batch-size", "8", "--threads",
-                                   "1", "--workers", "2", "--seed", "5", "--profile-steps", "1:2", "--no-cupti"});
+                                   "1", "--workers", "2", "--seed", "5", "--profile-steps", "1:2", "--no-cupti",
+                                   "--host-malloc", "glibc"});
   const auto args = settings_to_args(parent.settings);
   std::vector<std::string> child_args(args.begin(), args.end());
   const CliOptions child = parse(child_args);
@@ -55,6 +57,7 @@ TEST(Flags, SettingsSurviveTheTripToAChildProcess) {
   EXPECT_EQ(child.settings.seed, 5u);
   EXPECT_EQ(child.settings.profile_steps, "1:2");
   EXPECT_FALSE(child.settings.cupti);
+  EXPECT_EQ(child.settings.host_malloc, HostMalloc::Glibc);
 }
 
 TEST(Flags, ListHelpVersionCompare) {

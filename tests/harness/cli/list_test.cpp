@@ -17,6 +17,23 @@ TEST(List, ShowsEveryConfigAndWhetherItRunsHereWithoutRunning) {
   EXPECT_NE(result.output.find("skip: no CUDA device: "), std::string::npos) << result.output;
 }
 
+// The quick preset's promise, up front: what each config runs and the time it may take.
+TEST(List, SaysWhatEachConfigRunsAndTheExpectedDuration) {
+  const auto result = test_support::run_command(std::string(GPUBENCH_EXE) +
+                                                " --matrix mlp/cpu/fp32,mlp/cpu/fp32/ddp-2 --preset quick --list");
+  ASSERT_EQ(result.exit_code, 0) << result.output;
+  EXPECT_NE(result.output.find("mlp/cpu/fp32                         runs here: 1 warm-up + 3-30 steps, at most ~8 s measured"),
+            std::string::npos) << result.output;
+  EXPECT_NE(result.output.find("mlp/cpu/fp32/ddp-2                   runs here: 1 warm-up + 3-15 steps, the ranks' "
+                               "agreed count for ~8 s"), std::string::npos)
+      << result.output;
+  EXPECT_NE(result.output.find("expected: 2 config(s) on a time budget, at most ~16 s of measuring together; 0 on a fixed "
+                               "step count"), std::string::npos) << result.output;
+  const auto fixed = test_support::run_command(std::string(GPUBENCH_EXE) +
+                                               " --matrix mlp/cpu/fp32/ddp-2 --preset quick --steps 4 --list");
+  EXPECT_NE(fixed.output.find("runs here: 1 warm-up + 4 steps"), std::string::npos) << fixed.output;
+}
+
 TEST(List, SaysHowManyCpuRanksTheMachineHolds) {
   const auto result = test_support::run_command(std::string(GPUBENCH_EXE) + " --matrix mlp/cpu/fp32/ddp-1024 --list");
   ASSERT_EQ(result.exit_code, 0) << result.output;

@@ -60,6 +60,7 @@ TEST_F(MatrixRun, ReportMatchesTheSchema) {
   EXPECT_EQ(test_support::schema_violations(report, GPUBENCH_REPORT_SCHEMA), "");
   EXPECT_EQ(report["results"].size(), 9u);
   EXPECT_EQ(report["env"]["threads"], report["matrix"]["threads"]);
+  EXPECT_EQ(report["matrix"]["host_malloc"]["mode"], "retain") << "the default, and said in the report";
 }
 
 TEST_F(MatrixRun, CpuRowsAreMeasuredAndGpuRowsSkippedWithLibTorchsReason) {

@@ -18,5 +18,16 @@ TEST(Preset, ParsesNamesAndScalesUpward) {
   EXPECT_LE(quick.min_steps, quick.max_steps);
 }
 
+TEST(HostMalloc, ParsesBothModesAndNamesTheChoicesOtherwise) {
+  EXPECT_EQ(parse_host_malloc("retain"), HostMalloc::Retain);
+  EXPECT_EQ(to_string(parse_host_malloc("glibc")), "glibc");
+  try {
+    parse_host_malloc("jemalloc");
+    FAIL() << "accepted jemalloc";
+  } catch (const UsageError& error) {
+    EXPECT_STREQ(error.what(), "--host-malloc 'jemalloc' is unknown: expected retain or glibc");
+  }
+}
+
 }  // namespace
 }  // namespace gpubench

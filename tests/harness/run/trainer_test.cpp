@@ -36,13 +36,19 @@ struct Fixture {
   PassThroughScaler scaler;
 };
 
+// `warmup` steps, then exactly `steps` measured ones.
+TrainerSpec exact_spec(int warmup, int steps) {
+  TrainerSpec spec;
+  spec.warmup_steps = warmup;
+  spec.stopping.exact = true;
+  spec.stopping.max_steps = steps;
+  return spec;
+}
+
 TEST(Trainer, RunsWarmupThenExactStepsWithNestedPhases) {
   Fixture f;
   CallLog log;
-  TrainerSpec spec;
-  spec.warmup_steps = 1;
-  spec.stopping.exact = true;
-  spec.stopping.max_steps = 2;
+  TrainerSpec spec = exact_spec(1, 2);
   spec.config_id = "mlp/cpu/fp32";
   const TrainingRun run = Trainer(spec, log).run(f.model, f.optimizer, *f.workload, f.source, f.scaler);
   EXPECT_EQ(run.losses.size(), 3u);
@@ -76,16 +82,44 @@ TEST(Trainer, PhaseTimerSeesOnlyMeasuredSteps) {
   EXPECT_GT(timer.phase_ms(Phase::Backward)[0], 0);
 }
 
-TEST(Trainer, BudgetedRunStopsByItself) {
+// A budgeted run (max 6 steps) of `delay_ms` steps: how many it measured and why it stopped.
+std::pair<std::size_t, std::string> budgeted_run(int min_steps, double budget_s, double delay_ms) {
   Fixture f;
   PhaseTimer timer;
   TrainerSpec spec;
-  spec.stopping.min_steps = 2;
+  spec.stopping.min_steps = min_steps;
   spec.stopping.max_steps = 6;
-  spec.stopping.budget_s = 0;  // spent immediately: stop right after min_steps
+  spec.stopping.budget_s = budget_s;
+  spec.test_delay_ms = delay_ms;
   const auto run = Trainer(spec, timer).run(f.model, f.optimizer, *f.workload, f.source, f.scaler);
-  EXPECT_EQ(timer.step_ms().size(), 2u);
-  EXPECT_EQ(run.stop_reason, "time_budget");
+  return {timer.step_ms().size(), run.stop_reason};
+}
+
+TEST(Trainer, BudgetedRunStopsByItself) {
+  // Two 200 ms steps spend it; one does not, even 150 ms late on a loaded machine.
+  EXPECT_EQ(budgeted_run(2, 0.35, 200), std::make_pair(std::size_t{2}, std::string("time_budget")));
+}
+
+TEST(Trainer, OneStepLongerThanTheBudgetStopsBeforeMinSteps) {
+  // Every step outlasts a zero budget.
+  EXPECT_EQ(budgeted_run(3, 0, 0), std::make_pair(std::size_t{1}, std::string("slow_step")));
+}
+
+TEST(Trainer, RanksAgreeOnTheCountOnceAfterWarmUp) {
+  Fixture f;
+  PhaseTimer timer;
+  TrainerSpec spec = exact_spec(2, 9);
+  std::vector<double> asked;
+  spec.agree_on_step_count = [&](double last_warmup_ms) {
+    asked.push_back(last_warmup_ms);
+    return 4;
+  };
+  const auto run = Trainer(spec, timer).run(f.model, f.optimizer, *f.workload, f.source, f.scaler);
+  ASSERT_EQ(asked.size(), 1u);
+  EXPECT_GT(asked[0], 0) << "the warm-up step was clocked";
+  EXPECT_EQ(run.agreed_steps, 4);
+  EXPECT_EQ(run.step_ms.size(), 4u);
+  EXPECT_EQ(run.losses.size(), 6u) << "2 warm-up + the agreed 4";
 }
 
 TEST(Trainer, BareStepsSyncOnceAtTheirEndAndEveryStepIsClocked) {

@@ -62,5 +62,20 @@ TEST(StoppingRule, StopsOnTightIntervalBudgetOrMaxButNeverBeforeMin) {
   EXPECT_EQ(should_stop(rule, std::vector<double>(50, 1.0), 0).reason, "max_steps");
 }
 
+TEST(StoppingRule, OneStepLongerThanTheWholeBudgetStopsBeforeMinSteps) {
+  StoppingRule rule;
+  rule.min_steps = 5;
+  rule.budget_s = 10;
+  EXPECT_FALSE(should_stop(rule, {}, 0).stop);
+  EXPECT_FALSE(should_stop(rule, {9000}, 9).stop) << "a step within the budget still waits for min_steps";
+  EXPECT_FALSE(should_stop(rule, {6000, 6000}, 12).stop) << "only a single step over the budget cuts min_steps";
+  const auto decision = should_stop(rule, {12000}, 12);
+  EXPECT_TRUE(decision.stop);
+  EXPECT_EQ(decision.reason, "slow_step");
+  rule.exact = true;
+  rule.max_steps = 3;
+  EXPECT_FALSE(should_stop(rule, {12000}, 12).stop) << "an exact count (--steps, DDP) is kept";
+}
+
 }  // namespace
 }  // namespace gpubench
