@@ -13,17 +13,26 @@ std::string shift_text(const nlohmann::json& shift) {
                      percent(ci[1].get<double>()));
 }
 
+// The probes' own host time per step (ProbeCostMeter), "-" in reports made before it.
+std::string probe_cost_text(const nlohmann::json& level) {
+  if (!level.contains("probe_cpu_us_per_step")) return "-";
+  return fmt::format("{:.1f} us ({:.3f}%)", level["probe_cpu_us_per_step"].get<double>(),
+                     level.value("probe_cpu_share_of_step", 0.0) * 100);
+}
+
 }  // namespace
 
 std::vector<std::vector<std::string>> overhead_rows(const nlohmann::json& report) {
   std::vector<std::vector<std::string>> rows = {
-      {"config", "level", "step ms (median)", "added vs level below [95% CI]", "vs bare", "target", "judgement"}};
+      {"config", "level", "step ms (median)", "probe CPU per step (share)", "added vs level below [95% CI]", "vs bare",
+       "target", "judgement"}};
   for (const auto& row : report.value("results", nlohmann::json::array())) {
     if (!row.contains("overhead")) continue;
     const auto& overhead = row["overhead"];
     for (const auto& level : overhead.value("levels", nlohmann::json::array())) {
       std::vector<std::string> cells = {row.value("config_id", "?"), level.value("name", "?"),
-                                        fmt::format("{:.3f}", level.value("median_step_ms", 0.0))};
+                                        fmt::format("{:.3f}", level.value("median_step_ms", 0.0)),
+                                        probe_cost_text(level)};
       if (level.contains("overhead")) {
         cells.push_back(shift_text(level["overhead"]) + " vs " + level.value("vs", "?"));
         cells.push_back(shift_text(level["overhead_vs_bare"]));
@@ -35,7 +44,8 @@ std::vector<std::vector<std::string>> overhead_rows(const nlohmann::json& report
       rows.push_back(std::move(cells));
     }
     if (overhead.contains("cupti_note"))
-      rows.push_back({row.value("config_id", "?"), "cupti", "-", "-", "-", "-", overhead["cupti_note"].get<std::string>()});
+      rows.push_back(
+          {row.value("config_id", "?"), "cupti", "-", "-", "-", "-", "-", overhead["cupti_note"].get<std::string>()});
   }
   return rows;
 }

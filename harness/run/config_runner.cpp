@@ -288,7 +288,8 @@ nlohmann::json collect(PreparedConfig& c, const TrainingRun& run) {
   c.plan.scaler->write_result(result);
   if (c.overhead)
     result["overhead"] =
-        overhead_json(*c.overhead, run.step_ms, cupti_overhead_note(c.config, *c.settings, c.probes.cupti.get()));
+        overhead_json(*c.overhead, run.step_ms, c.probes.cost->measured_step_us(),
+                      cupti_overhead_note(c.config, *c.settings, c.probes.cupti.get()));
   if (device_spans) result["trace"] = {{"device_spans", device_spans->added}, {"device_spans_left_out", device_spans->left_out}};
   std::vector<double> samples_per_s;
   const double global_batch = static_cast<double>(c.sizes.batch_size * c.config.world_size);

@@ -37,18 +37,28 @@ StoppingRule overhead_stopping(StoppingRule rule, const OverheadSchedule& schedu
   return rule;
 }
 
-nlohmann::json overhead_json(const OverheadSchedule& schedule, const std::vector<double>& step_ms,
-                             const std::string& cupti_note) {
+namespace {
+
+// Per level, the values of the measured steps (index i is step warmup + i) that are not
+// the first of their segment.
+std::vector<std::vector<double>> split_by_level(const OverheadSchedule& schedule, const std::vector<double>& values) {
   std::vector<std::vector<double>> by_level(static_cast<std::size_t>(schedule.levels));
-  int excluded = 0;
-  for (std::size_t i = 0; i < step_ms.size(); ++i) {
+  for (std::size_t i = 0; i < values.size(); ++i) {
     const int step = schedule.warmup_steps + static_cast<int>(i);
-    if (schedule.first_of_segment(step)) {
-      ++excluded;
-      continue;
-    }
-    by_level[static_cast<std::size_t>(schedule.level_at(step))].push_back(step_ms[i]);
+    if (!schedule.first_of_segment(step)) by_level[static_cast<std::size_t>(schedule.level_at(step))].push_back(values[i]);
   }
+  return by_level;
+}
+
+}  // namespace
+
+nlohmann::json overhead_json(const OverheadSchedule& schedule, const std::vector<double>& step_ms,
+                             const std::vector<double>& probe_us, const std::string& cupti_note) {
+  const auto by_level = split_by_level(schedule, step_ms);
+  const auto probe_us_by_level = split_by_level(schedule, probe_us);
+  int excluded = 0;
+  for (std::size_t i = 0; i < step_ms.size(); ++i)
+    excluded += schedule.first_of_segment(schedule.warmup_steps + static_cast<int>(i)) ? 1 : 0;
   nlohmann::json out = {{"segment_steps", schedule.segment_steps},
                         {"excluded_steps", excluded},
                         {"excluded_why", "the first step of each segment pays for the switch of level"},
@@ -61,6 +71,14 @@ nlohmann::json overhead_json(const OverheadSchedule& schedule, const std::vector
     nlohmann::json entry = {{"name", to_string(kind)},
                             {"steps", steps.size()},
                             {"median_step_ms", summarize(steps).median}};
+    const auto& probe_us_here = probe_us_by_level[static_cast<std::size_t>(level)];
+    if (!probe_us_here.empty() && !steps.empty()) {
+      // The probes' host time per step, clocked around their calls: a direct figure the
+      // step-time comparison below cannot resolve on a noisy machine.
+      const double us = summarize(probe_us_here).median;
+      entry["probe_cpu_us_per_step"] = us;
+      entry["probe_cpu_share_of_step"] = us / 1000.0 / summarize(steps).median;
+    }
     const std::vector<double>& below = by_level[static_cast<std::size_t>(std::max(level - 1, 0))];
     if (level > 0 && !steps.empty() && !below.empty() && !bare.empty()) {
       // Each level is judged on what it adds to the level below (CUPTI on top of the

@@ -33,8 +33,10 @@ StoppingRule overhead_stopping(StoppingRule rule, const OverheadSchedule& schedu
 // its cost over the level below as a Hodges-Lehmann ratio with a 95% CI, its cost over
 // bare steps, and whether the interval shows it within its target ("within_target"),
 // above it ("over_target"), or cannot tell ("undetermined": too noisy, measure longer).
+// Per level also the probes' own host time per step (median µs, and as a share of the
+// level's median step) from `probe_us` (ProbeCostMeter, indexed as step_ms).
 // `step_ms` is TrainingRun::step_ms; first-of-segment steps are left out.
 nlohmann::json overhead_json(const OverheadSchedule& schedule, const std::vector<double>& step_ms,
-                             const std::string& cupti_note);
+                             const std::vector<double>& probe_us, const std::string& cupti_note);
 
 }  // namespace gpubench

@@ -13,7 +13,8 @@ ConfigProbes assemble_probes(const Config& config, const RunSettings& settings, 
   std::shared_ptr<LeveledProbe> leveled;
   if (overhead) {
     leveled = std::make_shared<LeveledProbe>(*overhead);
-    probes.all.add(leveled);
+    probes.cost = std::make_shared<ProbeCostMeter>(leveled);
+    probes.all.add(probes.cost);
   }
   const auto add = [&](std::shared_ptr<Probe> probe, InstrumentationLevel level,
                        std::function<void(bool)> set_active = {}) {

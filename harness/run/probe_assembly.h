@@ -8,6 +8,7 @@
 #include "profile/overhead_schedule.h"
 #include "profile/phase_timer.h"
 #include "profile/probe.h"
+#include "profile/probe_cost_meter.h"
 #include "profile/trace_probe.h"
 #include "run/execution_plan.h"
 
@@ -19,6 +20,7 @@ struct ConfigProbes {
   std::shared_ptr<PhaseTimer> timer;      // always: step and phase times
   std::shared_ptr<TraceProbe> trace;      // only with --trace
   std::shared_ptr<CuptiCollector> cupti;  // CUDA configs with CUPTI on
+  std::shared_ptr<ProbeCostMeter> cost;   // only with --overhead: around every probe
 };
 
 // profiler range (--profile-steps) first, so its start/stop cost stays outside the timed
@@ -26,7 +28,8 @@ struct ConfigProbes {
 // trace, the plan's device probes and CUPTI (CUDA only).
 // With `overhead` (--overhead, which the CLI keeps apart from --trace and
 // --profile-steps) the same probes sit in a LeveledProbe: timer, NVTX, memory and the
-// plan's probes at the Timers level, CUPTI at the Cupti level (paused below it).
+// plan's probes at the Timers level, CUPTI at the Cupti level (paused below it), and a
+// ProbeCostMeter around the LeveledProbe clocks what they cost the host each step.
 ConfigProbes assemble_probes(const Config& config, const RunSettings& settings, ExecutionPlan& plan,
                              const std::optional<OverheadSchedule>& overhead = std::nullopt);
 

@@ -48,6 +48,13 @@ TEST_F(OverheadRun, ReportHasBothLevelsWithMeasuredStepsAndAJudgement) {
   EXPECT_LE(ci[0].get<double>(), timers["overhead"]["estimate"].get<double>());
   EXPECT_GE(ci[1].get<double>(), timers["overhead"]["estimate"].get<double>());
   EXPECT_TRUE(timers["judgement"].is_string());
+  // The probes' own host time, clocked around their calls: the bare level only dispatches
+  // to paused probes; the instrumented one reads clocks and RSS and pushes NVTX ranges.
+  const double bare_us = overhead["levels"][0]["probe_cpu_us_per_step"].get<double>();
+  const double timers_us = timers["probe_cpu_us_per_step"].get<double>();
+  EXPECT_GE(bare_us, 0);
+  EXPECT_GT(timers_us, bare_us);
+  EXPECT_GT(timers["probe_cpu_share_of_step"].get<double>(), 0);
   EXPECT_EQ(overhead["cupti_note"], "CUPTI traces GPU activity: not measured on a CPU config");
   // The row's own numbers come from the instrumented steps only: the wall timer saw 20.
   EXPECT_EQ((*row)["steps"]["measured"], 20);

@@ -32,8 +32,19 @@ const nlohmann::json& level(const nlohmann::json& overhead, const std::string& n
 TEST(OverheadMeasurement, CheapTimersAreWithinTargetAndCostlyCuptiIsOver) {
   const OverheadSchedule schedule{2, 5, 3};
   const auto steps = synthetic_steps(schedule, schedule.steps_for_rounds(8), 20.0, {0.0, 0.0, 0.08});
-  const nlohmann::json overhead = overhead_json(schedule, steps, "");
+  // The probes' host time: 0.5 us a bare step (the level switch's dispatch), 30 us an
+  // instrumented one, 2000 us (a buffer flush) on the first step of each segment.
+  std::vector<double> probe_us;
+  for (std::size_t i = 0; i < steps.size(); ++i) {
+    const int step = schedule.warmup_steps + static_cast<int>(i);
+    probe_us.push_back(schedule.first_of_segment(step) ? 2000 : schedule.level_at(step) == InstrumentationLevel::Bare ? 0.5 : 30);
+  }
+  const nlohmann::json overhead = overhead_json(schedule, steps, probe_us, "");
   EXPECT_EQ(overhead["excluded_steps"], 24) << "first of each of 24 segments";
+  EXPECT_DOUBLE_EQ(level(overhead, "bare")["probe_cpu_us_per_step"].get<double>(), 0.5);
+  EXPECT_DOUBLE_EQ(level(overhead, "timers_nvtx")["probe_cpu_us_per_step"].get<double>(), 30);
+  EXPECT_NEAR(level(overhead, "timers_nvtx")["probe_cpu_share_of_step"].get<double>(), 0.030 / 20.0, 1e-4)
+      << "30 us of a ~20 ms step";
   ASSERT_EQ(overhead["levels"].size(), 3u);
   const auto& bare = level(overhead, "bare");
   EXPECT_EQ(bare["steps"], 32);
@@ -60,7 +71,9 @@ TEST(OverheadMeasurement, TooFewStepsToTellIsUndetermined) {
   const OverheadSchedule schedule{0, 2, 2};
   // One kept step per segment, noise of ±1% at exactly the 1% target: the interval straddles it.
   const auto steps = synthetic_steps(schedule, schedule.steps_for_rounds(3), 10.0, {0.0, 0.01});
-  const nlohmann::json overhead = overhead_json(schedule, steps, "CUPTI traces GPU activity: not measured on a CPU config");
+  const nlohmann::json overhead =
+      overhead_json(schedule, steps, {}, "CUPTI traces GPU activity: not measured on a CPU config");
+  EXPECT_FALSE(level(overhead, "timers_nvtx").contains("probe_cpu_us_per_step")) << "no meter, no figure";
   EXPECT_EQ(level(overhead, "timers_nvtx")["judgement"], "undetermined");
   EXPECT_EQ(overhead["cupti_note"], "CUPTI traces GPU activity: not measured on a CPU config");
 }
