@@ -27,14 +27,15 @@ std::string format_report_markdown(const nlohmann::json& report) {
     if (std::find(workloads.begin(), workloads.end(), workload) == workloads.end()) workloads.push_back(workload);
   }
   for (const auto& workload : workloads) {
-    text += fmt::format("\n## {}\n\n| config | status | samples/s median [p10-p90] | speedup | peak memory | phase shares | note |\n"
-                        "|---|---|---:|---:|---:|---|---|\n",
+    text += fmt::format("\n## {}\n\n| config | status | samples/s median [p10-p90] | speedup | model TFLOP/s, MFU | peak memory | "
+                        "phase shares | note |\n"
+                        "|---|---|---:|---:|---:|---:|---|---|\n",
                         workload);
     for (const auto& row : report["results"]) {
       if (row["config"].value("workload", "") != workload) continue;
       const RowCells c = row_cells(row, comparisons);
-      text += fmt::format("| {} | {} | {} | {} | {} | {} | {} |\n", escape_cell(c.config_id), c.status, c.samples_per_s,
-                          escape_cell(c.speedup), c.peak_memory, c.phases, escape_cell(c.note));
+      text += fmt::format("| {} | {} | {} | {} | {} | {} | {} | {} |\n", escape_cell(c.config_id), c.status, c.samples_per_s,
+                          escape_cell(c.speedup), escape_cell(c.utilization), c.peak_memory, c.phases, escape_cell(c.note));
     }
   }
   const auto overhead = overhead_rows(report);
@@ -44,7 +45,7 @@ std::string format_report_markdown(const nlohmann::json& report) {
       std::string line = "|";
       for (const auto& cell : overhead[r]) line += " " + escape_cell(cell) + " |";
       text += line + "\n";
-      if (r == 0) text += "|---|---|---:|---:|---:|---:|---|\n";
+      if (r == 0) text += "|---|---|---:|---:|---:|---:|---:|---|\n";
     }
   }
   return text;

@@ -4,6 +4,7 @@
 
 #include "reports/ceiling_shares.h"
 #include "reports/comparisons.h"
+#include "reports/utilization.h"
 #include "reports/verdicts.h"
 
 namespace gpubench {
@@ -31,6 +32,7 @@ nlohmann::json build_report(const nlohmann::json& env, const nlohmann::json& mat
   report["env"] = env;
   report["matrix"] = matrix;
   report["results"] = results;
+  apply_utilization(report["results"], env, ceilings);  // before the verdicts, which quote MFU
   annotate_results(report["results"]);
   if (!ceilings.is_null()) {
     apply_ceilings(report["results"], ceilings);

@@ -20,6 +20,18 @@ std::string phase_shares(const nlohmann::json& phases) {
   return text;
 }
 
+std::string utilization_text(const nlohmann::json& row) {
+  if (!row.contains("utilization")) return "-";
+  const auto& u = row["utilization"];
+  std::string text = fmt::format("{:.3g} TF/s", u.value("tflops_per_s", 0.0));
+  const std::string precision = u.value("peak_precision", "");
+  if (u.contains("mfu_vs_vendor"))
+    text += fmt::format(", {:.1f}% MFU (datasheet {} peak)", u["mfu_vs_vendor"].get<double>() * 100, precision);
+  if (u.contains("mfu_vs_measured"))
+    text += fmt::format(", {:.1f}% MFU (measured {} peak)", u["mfu_vs_measured"].get<double>() * 100, precision);
+  return text;
+}
+
 }  // namespace
 
 RowCells row_cells(const nlohmann::json& row, const nlohmann::json& comparisons) {
@@ -29,13 +41,15 @@ RowCells row_cells(const nlohmann::json& row, const nlohmann::json& comparisons)
   cells.status = row.value("status", "?");
   cells.note = row.value("reason", "");
   if (!row.contains("throughput")) {
-    cells.samples_per_s = cells.step_ms = cells.phases = cells.loss = cells.peak_memory = cells.speedup = "-";
+    cells.samples_per_s = cells.step_ms = cells.utilization = cells.phases = cells.loss = cells.peak_memory = cells.speedup =
+        "-";
     return cells;
   }
   const auto& rate = row["throughput"]["samples_per_s"];
   cells.samples_per_s = fmt::format("{} [{}-{}]", format_rate(rate.value("median", 0.0)),
                                     format_rate(rate.value("p10", 0.0)), format_rate(rate.value("p90", 0.0)));
   cells.step_ms = fmt::format("{:.2f}", row["step_ms"].value("median", 0.0));
+  cells.utilization = utilization_text(row);
   cells.phases = phase_shares(row.value("phases", nlohmann::json::object()));
   if (row.contains("loss"))
     cells.loss = fmt::format("{:.3f} -> {:.3f}", row["loss"].value("first", 0.0), row["loss"].value("last", 0.0));

@@ -12,6 +12,7 @@ struct RowCells {
   std::string config_id, workload, status;
   std::string samples_per_s;   // "1234.5 [1200.1-1250.0]" or "-"
   std::string step_ms;         // median
+  std::string utilization;     // "0.137 TF/s, 78% MFU (measured fp32 peak)" or "-"
   std::string phases;          // "data 2% h2d 0% fwd 30% bwd 55% opt 13%"
   std::string loss;            // "2.31 -> 0.52"
   std::string peak_memory;     // device peak where measured, else host RSS

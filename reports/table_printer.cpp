@@ -9,10 +9,11 @@ namespace gpubench {
 std::string format_report_table(const nlohmann::json& report) {
   const auto& comparisons = report.value("comparisons", nlohmann::json::array());
   std::vector<std::vector<std::string>> rows = {
-      {"config", "status", "samples/s median [p10-p90]", "step ms", "phase shares", "loss first -> last", "peak memory", "note"}};
+      {"config", "status", "samples/s median [p10-p90]", "step ms", "model TFLOP/s, MFU", "phase shares", "loss first -> last",
+       "peak memory", "note"}};
   for (const auto& row : report.value("results", nlohmann::json::array())) {
     const RowCells c = row_cells(row, comparisons);
-    rows.push_back({c.config_id, c.status, c.samples_per_s, c.step_ms, c.phases, c.loss, c.peak_memory, c.note});
+    rows.push_back({c.config_id, c.status, c.samples_per_s, c.step_ms, c.utilization, c.phases, c.loss, c.peak_memory, c.note});
   }
   const auto& env = report.value("env", nlohmann::json::object());
   std::string text = fmt::format("gpubench {} · {} · LibTorch {} · {} threads · {}\n\n",

@@ -43,9 +43,34 @@ const nlohmann::json* find_ok(const nlohmann::json& results, const std::string& 
   return nullptr;
 }
 
+// The row's MFU for the verdict: against the datasheet peak on a GPU, else against the
+// measured matmul ceiling; nullopt without either.
+std::optional<std::pair<double, std::string>> verdict_mfu(const nlohmann::json& row) {
+  const auto& u = row.value("utilization", nlohmann::json::object());
+  if (u.contains("mfu_vs_vendor")) return std::make_pair(u["mfu_vs_vendor"].get<double>(), std::string("datasheet"));
+  if (u.contains("mfu_vs_measured")) return std::make_pair(u["mfu_vs_measured"].get<double>(), std::string("measured"));
+  return std::nullopt;
+}
+
+nlohmann::json classify_bottleneck(const nlohmann::json& row);
+
 }  // namespace
 
 nlohmann::json bottleneck_verdict(const nlohmann::json& row) {
+  nlohmann::json v = classify_bottleneck(row);
+  if (const auto mfu = verdict_mfu(row)) {
+    // "compute-bound at 9% MFU: GPU busy 93%": how far from the limit, whatever binds.
+    v["mfu"] = mfu->first;
+    v["mfu_peak"] = mfu->second;
+    v["text"] = fmt::format("{} at {:.1f}% MFU ({} {} peak): {}", v["kind"].get<std::string>(), mfu->first * 100,
+                            mfu->second, row["utilization"].value("peak_precision", ""), v["evidence"].get<std::string>());
+  }
+  return v;
+}
+
+namespace {
+
+nlohmann::json classify_bottleneck(const nlohmann::json& row) {
   const double data = share(row, "data");
   if (data >= kInputBoundShare) {
     const int workers = row.value("workload", nlohmann::json::object()).value("workers", 0);
@@ -105,6 +130,8 @@ std::optional<std::string> measured_rss_growth(const nlohmann::json& memory) {
   return fmt::format("host RSS grew from {:.0f} to {:.0f} MiB over the measured steps: a leak, or a fragmenting heap "
                      "(try --host-malloc glibc)", first / kMiB, last / kMiB);
 }
+
+}  // namespace
 
 nlohmann::json row_warnings(const nlohmann::json& row) {
   nlohmann::json warnings = nlohmann::json::array();

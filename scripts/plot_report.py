@@ -63,6 +63,17 @@ def throughput(row):
     return row["throughput"]["samples_per_s"]["median"]
 
 
+def model_tflops(row):
+    # Reports from before model FLOPs have none: plotted as 0.
+    return row["throughput"].get("tflops_per_s", {}).get("median", 0)
+
+
+def mfu_percent(row):
+    # Against the datasheet peak where the GPU is known, else the measured matmul ceiling.
+    utilization = row.get("utilization", {})
+    return 100 * utilization.get("mfu_vs_vendor", utilization.get("mfu_vs_measured", 0))
+
+
 def peak_memory_mib(row):
     memory = row.get("memory", {})
     return memory.get("cuda_peak_allocated_bytes", memory.get("host_peak_rss_bytes", 0)) / 2**20
@@ -117,6 +128,13 @@ def main():
     os.makedirs(args.out, exist_ok=True)
     bar_chart(reports, args.reports, throughput, "samples/s (median)", "Throughput by config",
               os.path.join(args.out, "throughput.png"), log_scale=True)
+    bar_chart(reports, args.reports, model_tflops, "model TFLOP/s (median)", "Achieved model FLOP/s by config",
+              os.path.join(args.out, "tflops.png"), log_scale=True)
+    if any("utilization" in r and ("mfu_vs_vendor" in r["utilization"] or "mfu_vs_measured" in r["utilization"])
+           for report in reports for r in ok_rows(report)):
+        bar_chart(reports, args.reports, mfu_percent, "MFU %",
+                  "MFU: datasheet peak (known GPU), else measured matmul",
+                  os.path.join(args.out, "mfu.png"))
     bar_chart(reports, args.reports, peak_memory_mib, "MiB", "Peak memory (GPU allocator if measured, else host RSS)",
               os.path.join(args.out, "peak_memory.png"))
     phase_chart(reports[-1], os.path.join(args.out, "phases.png"))

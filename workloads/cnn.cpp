@@ -33,6 +33,13 @@ torch::Tensor BasicBlockImpl::forward(const torch::Tensor& x) {
   return torch::relu(out + shortcut);
 }
 
+Conv2dCost BasicBlockImpl::forward_cost(std::int64_t height, std::int64_t width) const {
+  const Conv2dCost first = conv2d_cost(conv1, height, width);
+  Conv2dCost out = conv2d_cost(conv2, first.height, first.width);
+  out.macs += first.macs + (projection ? conv2d_cost(projection, height, width).macs : 0);
+  return out;
+}
+
 void CnnImpl::reset() {
   stem = register_module("stem", conv3x3(3, 32, 1));
   stem_bn = register_module("stem_bn", torch::nn::BatchNorm2d(32));
@@ -47,6 +54,16 @@ torch::Tensor CnnImpl::forward(const torch::Tensor& images) {
   x = block3(block2(block1(x)));
   x = torch::adaptive_avg_pool2d(x, {1, 1}).flatten(1);
   return head(x);
+}
+
+std::int64_t CnnImpl::forward_macs_per_sample(std::int64_t height, std::int64_t width) const {
+  Conv2dCost cost = conv2d_cost(stem, height, width);
+  std::int64_t macs = cost.macs;
+  for (const BasicBlock& block : {block1, block2, block3}) {
+    cost = block->forward_cost(cost.height, cost.width);
+    macs += cost.macs;
+  }
+  return macs + linear_macs(head);  // after global average pooling: one 128-vector
 }
 
 TensorDataset CnnWorkload::make_dataset(const DatasetRequest& request) const {

@@ -1,4 +1,5 @@
 #pragma once
+#include "workloads/model_flops.h"
 #include "workloads/workload.h"
 
 namespace gpubench {
@@ -9,6 +10,9 @@ struct BasicBlockImpl : torch::nn::Cloneable<BasicBlockImpl> {
   BasicBlockImpl(std::int64_t in_channels, std::int64_t out_channels, std::int64_t stride);
   void reset() override;
   torch::Tensor forward(const torch::Tensor& x);
+  // Multiply-adds of one sample's pass through the block from a height x width input
+  // (conv1, conv2 and the projection when there is one), and the block's output size.
+  Conv2dCost forward_cost(std::int64_t height, std::int64_t width) const;
 
   std::int64_t in_channels, out_channels, stride;
   torch::nn::Conv2d conv1{nullptr}, conv2{nullptr}, projection{nullptr};
@@ -22,6 +26,9 @@ struct CnnImpl : torch::nn::Cloneable<CnnImpl> {
   CnnImpl() { reset(); }
   void reset() override;
   torch::Tensor forward(const torch::Tensor& images);
+  // Multiply-adds of one height x width sample's forward (model_flops.h): the stem, every
+  // block's convolutions at the size they see, and the head; BN, ReLU and pooling none.
+  std::int64_t forward_macs_per_sample(std::int64_t height = 32, std::int64_t width = 32) const;
 
   torch::nn::Conv2d stem{nullptr};
   torch::nn::BatchNorm2d stem_bn{nullptr};
@@ -38,6 +45,7 @@ class CnnWorkload final : public Workload {
   Model make_model() const override { return wrap_model(Cnn()); }
   TensorDataset make_dataset(const DatasetRequest& request) const override;
   nlohmann::json describe() const override;
+  std::int64_t forward_macs_per_sample() const override { return Cnn()->forward_macs_per_sample(); }
 };
 
 }  // namespace gpubench

@@ -2,6 +2,7 @@
 
 #include "workloads/data/mnist.h"
 #include "workloads/data/synthetic_images.h"
+#include "workloads/model_flops.h"
 
 namespace gpubench {
 
@@ -16,6 +17,10 @@ torch::Tensor MlpImpl::forward(const torch::Tensor& images) {
   x = torch::relu(fc1(x));
   x = torch::relu(fc2(x));
   return fc3(x);
+}
+
+std::int64_t MlpImpl::forward_macs_per_sample() const {
+  return linear_macs(fc1) + linear_macs(fc2) + linear_macs(fc3);
 }
 
 TensorDataset MlpWorkload::make_dataset(const DatasetRequest& request) const {

@@ -8,6 +8,9 @@ struct MlpImpl : torch::nn::Cloneable<MlpImpl> {
   MlpImpl() { reset(); }
   void reset() override;
   torch::Tensor forward(const torch::Tensor& images);
+  // Multiply-adds of one sample's forward (model_flops.h): the three Linear layers,
+  // 784*1024 + 1024*1024 + 1024*10.
+  std::int64_t forward_macs_per_sample() const;
   torch::nn::Linear fc1{nullptr}, fc2{nullptr}, fc3{nullptr};
 };
 TORCH_MODULE(Mlp);
@@ -20,6 +23,7 @@ class MlpWorkload final : public Workload {
   Model make_model() const override { return wrap_model(Mlp()); }
   TensorDataset make_dataset(const DatasetRequest& request) const override;
   nlohmann::json describe() const override;
+  std::int64_t forward_macs_per_sample() const override { return Mlp()->forward_macs_per_sample(); }
   bool accepts_real_data() const override { return true; }
 };
 

@@ -3,6 +3,7 @@
 #include <limits>
 
 #include "workloads/data/synthetic_tokens.h"
+#include "workloads/model_flops.h"
 
 namespace gpubench {
 
@@ -20,6 +21,13 @@ torch::Tensor DecoderBlockImpl::forward(const torch::Tensor& x, const torch::Ten
   const auto attended = std::get<0>(attention->forward(normed, normed, normed, torch::Tensor(), false, causal_mask));
   auto h = x + attended;
   return h + fc2(torch::gelu(fc1(ln2(h))));
+}
+
+std::int64_t DecoderBlockImpl::forward_macs(std::int64_t seq) const {
+  const std::int64_t d = attention->options.embed_dim();
+  const std::int64_t projections = 4 * d * d;  // in_proj (q, k, v) and out_proj
+  const std::int64_t attention_matmuls = 2 * seq * seq * d;
+  return seq * (projections + linear_macs(fc1) + linear_macs(fc2)) + attention_matmuls;
 }
 
 void TransformerImpl::reset() {
@@ -40,6 +48,12 @@ torch::Tensor TransformerImpl::forward(const torch::Tensor& tokens) {
   const auto mask = causal_mask.narrow(0, 0, seq).narrow(1, 0, seq);
   for (const auto& block : *blocks) x = block->as<DecoderBlock>()->forward(x, mask);
   return head(final_ln(x)).transpose(0, 1);  // [batch, seq, vocab]
+}
+
+std::int64_t TransformerImpl::forward_macs_per_sample(std::int64_t seq) const {
+  std::int64_t macs = seq * linear_macs(head);
+  for (const auto& block : *blocks) macs += block->as<DecoderBlock>()->forward_macs(seq);
+  return macs;
 }
 
 TensorDataset TransformerWorkload::make_dataset(const DatasetRequest& request) const {

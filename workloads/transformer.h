@@ -13,6 +13,11 @@ struct DecoderBlockImpl : torch::nn::Cloneable<DecoderBlockImpl> {
   explicit DecoderBlockImpl(TransformerShape shape) : shape(shape) { reset(); }
   void reset() override;
   torch::Tensor forward(const torch::Tensor& x, const torch::Tensor& causal_mask);
+  // Multiply-adds of one sequence of `seq` tokens through the block: per token the
+  // attention's q/k/v projections (3 d^2) and output projection (d^2), the MLP (2 d ffn);
+  // per sequence the two attention matmuls, QK^T and AV (seq^2 d each, all heads; the
+  // causal mask is applied to a dense product, so the masked half is computed too).
+  std::int64_t forward_macs(std::int64_t seq) const;
 
   TransformerShape shape;
   torch::nn::LayerNorm ln1{nullptr}, ln2{nullptr};
@@ -27,6 +32,9 @@ struct TransformerImpl : torch::nn::Cloneable<TransformerImpl> {
   void reset() override;
   // tokens [batch, seq] int64 -> logits [batch, seq, vocab]
   torch::Tensor forward(const torch::Tensor& tokens);
+  // Multiply-adds of one sequence's forward (model_flops.h): every block, and the head's
+  // d x vocab per token; embedding lookups and layer norms count none.
+  std::int64_t forward_macs_per_sample(std::int64_t seq) const;
 
   TransformerShape shape;
   torch::nn::Embedding token_embedding{nullptr}, position_embedding{nullptr};
@@ -47,6 +55,9 @@ class TransformerWorkload final : public Workload {
   // Next-token cross-entropy over every position.
   torch::Tensor loss(const torch::Tensor& output, const torch::Tensor& targets) const override;
   nlohmann::json describe() const override;
+  std::int64_t forward_macs_per_sample() const override {
+    return Transformer()->forward_macs_per_sample(TransformerShape{}.seq_len);
+  }
 };
 
 }  // namespace gpubench

@@ -35,6 +35,9 @@ class Workload {
   virtual torch::Tensor loss(const torch::Tensor& output, const torch::Tensor& targets) const;
   // Human-readable definition and sizes for the report.
   virtual nlohmann::json describe() const = 0;
+  // Multiply-adds of one sample's forward, counted from the model's layers
+  // (model_flops.h has the convention); training FLOPs are training_flops() of it.
+  virtual std::int64_t forward_macs_per_sample() const = 0;
   virtual bool accepts_real_data() const { return false; }
 };
 

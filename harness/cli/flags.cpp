@@ -168,7 +168,7 @@ CliOptions parse_command_line(int argc, const char* const* argv) {
   compare->add_option("NEW", options.compare_new, "New report (JSON), or a directory of runs (*.json)")->required();
   compare->add_option("--threshold", options.compare_threshold, "Smallest change that counts, e.g. 5% (default 5%)");
   compare->add_option("--metric", options.compare_metric,
-                      "samples_per_s | step_ms | host_peak_rss_bytes | cuda_peak_allocated_bytes | "
+                      "samples_per_s | step_ms | tflops_per_s | host_peak_rss_bytes | cuda_peak_allocated_bytes | "
                       "cuda_peak_reserved_bytes (default samples_per_s)");
   compare->add_option("--alpha", options.compare_alpha, "Two-sided significance level (default 0.01)");
   compare->add_flag("--paired", options.compare_paired,

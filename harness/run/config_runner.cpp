@@ -14,6 +14,7 @@
 #include "run/checkpoint_check.h"
 #include "run/execution_plan.h"
 #include "run/overhead_measurement.h"
+#include "workloads/model_flops.h"
 #include "run/probe_assembly.h"
 #include "run/trainer.h"
 #include "stats/summary.h"
@@ -257,6 +258,18 @@ nlohmann::json describe_run(const PreparedConfig& c, const TrainingRun& run) {
   return result;
 }
 
+// Model FLOPs of the workload (workloads/model_flops.h): per sample, and per step of the
+// global batch (so --batch-size changes it).
+nlohmann::json flops_json(const Workload& workload, double global_batch) {
+  const std::int64_t forward_macs = workload.forward_macs_per_sample();
+  const auto per_sample = static_cast<double>(training_flops(forward_macs));
+  return {{"forward_per_sample", static_cast<double>(forward_macs * kFlopsPerMac)},
+          {"training_per_sample", per_sample},
+          {"training_per_step", per_sample * global_batch},
+          {"convention",
+           "matmul FLOPs only (Linear, Conv2d, attention's QK^T and AV), 2 per multiply-add; backward = 2x forward"}};
+}
+
 // The seed's pitfall: a parameter or batch left behind on another device still trains,
 // just slowly. Checked, not assumed.
 nlohmann::json placement_json(const PreparedConfig& c, const TrainingRun& run) {
@@ -295,6 +308,10 @@ nlohmann::json collect(PreparedConfig& c, const TrainingRun& run) {
   const double global_batch = static_cast<double>(c.sizes.batch_size * c.config.world_size);
   for (double ms : step_ms) samples_per_s.push_back(global_batch * 1000.0 / ms);
   result["throughput"]["samples_per_s"] = to_json(summarize(samples_per_s));
+  result["flops"] = flops_json(*c.workload, global_batch);
+  std::vector<double> tflops_per_s;
+  for (double rate : samples_per_s) tflops_per_s.push_back(rate * result["flops"]["training_per_sample"].get<double>() / 1e12);
+  result["throughput"]["tflops_per_s"] = to_json(summarize(tflops_per_s));
   // DDP: the global batch's loss (mean over the ranks' shards), comparable with one process.
   result["loss"] = loss_json(gathered ? gathered->global_losses : run.losses, c.sizes.warmup);
   if (gathered) result["ddp"] = gathered->ddp;

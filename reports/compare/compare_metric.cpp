@@ -10,6 +10,7 @@ const std::vector<CompareMetric>& compare_metrics() {
   static const std::vector<CompareMetric> metrics = {
       {"samples_per_s", "samples/s", true, MetricKind::per_step},
       {"step_ms", "ms", false, MetricKind::per_step},
+      {"tflops_per_s", "TFLOP/s", true, MetricKind::per_step},
       {"host_peak_rss_bytes", "bytes", false, MetricKind::single_value},
       {"cuda_peak_allocated_bytes", "bytes", false, MetricKind::single_value},
       {"cuda_peak_reserved_bytes", "bytes", false, MetricKind::single_value},
@@ -49,25 +50,33 @@ MetricValues metric_values(const json& result, const CompareMetric& metric) {
     out.missing = "samples.step_ms is empty";
     return out;
   }
-  double batch = 1;  // samples per step, for samples_per_s
+  // Work per step, for the rates: samples (samples_per_s) or model TFLOPs (tflops_per_s).
+  double work = 1;
   if (metric.name == "samples_per_s") {
-    batch = 0;
+    work = 0;
     if (const auto workload = result.find("workload"); workload != result.end() && workload->is_object()) {
       if (workload->contains("global_batch_size")) {
-        batch = (*workload)["global_batch_size"].get<double>();
+        work = (*workload)["global_batch_size"].get<double>();
       } else if (workload->contains("batch_size")) {
-        batch = (*workload)["batch_size"].get<double>();
+        work = (*workload)["batch_size"].get<double>();
       }
     }
-    if (batch <= 0) {
+    if (work <= 0) {
       out.missing = "no workload.global_batch_size to turn step times into samples/s";
       return out;
     }
+  } else if (metric.name == "tflops_per_s") {
+    const auto flops = result.find("flops");
+    if (flops == result.end() || !flops->is_object() || !flops->contains("training_per_step")) {
+      out.missing = "no flops.training_per_step (a report from before model FLOPs)";
+      return out;
+    }
+    work = (*flops)["training_per_step"].get<double>() / 1e12;
   }
   out.values.reserve(steps.size());
   for (const json& step : steps) {
     const double ms = step.get<double>();
-    out.values.push_back(metric.name == "samples_per_s" ? batch * 1000.0 / ms : ms);
+    out.values.push_back(metric.name == "step_ms" ? ms : work * 1000.0 / ms);
   }
   return out;
 }

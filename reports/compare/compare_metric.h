@@ -17,7 +17,7 @@ struct CompareMetric {
   MetricKind kind;
 };
 
-// samples_per_s, step_ms, host_peak_rss_bytes, cuda_peak_allocated_bytes,
+// samples_per_s, step_ms, tflops_per_s, host_peak_rss_bytes, cuda_peak_allocated_bytes,
 // cuda_peak_reserved_bytes.
 const std::vector<CompareMetric>& compare_metrics();
 
@@ -27,6 +27,8 @@ const CompareMetric& find_compare_metric(const std::string& name);
 // One result's values of the metric, from a validated report (validate_report):
 //  step_ms:       samples.step_ms;
 //  samples_per_s: workload.global_batch_size (else batch_size) * 1000 / step_ms, per step;
+//  tflops_per_s:  flops.training_per_step / 1e12 * 1000 / step_ms, per step (model FLOP/s:
+//                 unlike samples/s it follows a change of --batch-size or of the model);
 //  memory:        {memory.<name>}.
 // No values (a result with no samples, no batch size, no such memory record) is not an
 // error: `missing` says why, and compare lists the config as not compared.

@@ -70,6 +70,11 @@ TEST(DdpEndToEnd, MatrixRunsTwoRanksAndReportsTheirMergedNumbers) {
   EXPECT_EQ(ddp["per_rank"][1]["rank"], 1);
   EXPECT_EQ(ddp["host_peak_rss_bytes_per_rank"].size(), 2u);
   EXPECT_EQ((*row)["workload"]["global_batch_size"], 128);
+  // Model FLOPs per step follow the global batch (--batch-size 64 on each of 2 ranks).
+  EXPECT_DOUBLE_EQ((*row)["flops"]["training_per_step"].get<double>(),
+                   128 * (*row)["flops"]["training_per_sample"].get<double>());
+  EXPECT_DOUBLE_EQ((*row)["flops"]["training_per_sample"].get<double>(), 6.0 * (784 * 1024 + 1024 * 1024 + 1024 * 10));
+  EXPECT_GT((*row)["throughput"]["tflops_per_s"]["median"].get<double>(), 0);
   EXPECT_EQ((*row)["loss"]["curve"].size(), 4u);
   EXPECT_TRUE((*row)["checkpoint"]["parameters_equal"].get<bool>());
 }

@@ -57,6 +57,24 @@ TEST(CompareReports, StepTimeMetricHasTheSameVerdicts) {
   EXPECT_NEAR(find(r, "cnn/cpu/fp32")->base.median, 10.0, 0.3);
 }
 
+// Model FLOP/s follows the FLOPs per step as well as the step time: a run whose model
+// grew (more FLOPs per step) in the same step time is an improvement, not no change.
+TEST(CompareReports, TflopsMetricUsesEachRunsFlopsPerStep) {
+  Pair p;
+  for (auto* report : {&p.base, &p.next})
+    for (auto& row : (*report)["results"]) row["flops"] = {{"training_per_step", 2e12}};
+  p.next["results"][1]["flops"]["training_per_step"] = 2.4e12;  // cnn: same 10 ms, 20% more work
+  CompareOptions options;
+  options.metric = "tflops_per_s";
+  const CompareResult r = compare_reports(p.base, "base.json", p.next, "new.json", options);
+  EXPECT_EQ(find(r, "mlp/cpu/fp32")->verdict, Verdict::regression);
+  EXPECT_EQ(find(r, "cnn/cpu/fp32")->verdict, Verdict::improvement);
+  EXPECT_NEAR(find(r, "cnn/cpu/fp32")->base.median, 200.0, 200 * 0.03) << "2 TFLOP a step every 10 ms";
+  p.base["results"][0].erase("flops");
+  const CompareResult without = compare_reports(p.base, "base.json", p.next, "new.json", options);
+  EXPECT_EQ(find(without, "mlp/cpu/fp32"), nullptr) << "a run without FLOPs is not compared on them";
+}
+
 TEST(CompareReports, IdenticalReportsHaveNoRegression) {
   const Pair p;
   const CompareResult r = compare_reports(p.base, "a.json", p.base, "a.json", CompareOptions{});
@@ -188,7 +206,8 @@ TEST(CompareReportsErrors, UnknownMetric) {
   CompareOptions options;
   options.metric = "tokens_per_s";
   expect_usage_error([&] { compare_reports(p.base, "a", p.next, "b", options); },
-                     "unknown --metric 'tokens_per_s': expected one of samples_per_s, step_ms, host_peak_rss_bytes, "
+                     "unknown --metric 'tokens_per_s': expected one of samples_per_s, step_ms, tflops_per_s, "
+                     "host_peak_rss_bytes, "
                      "cuda_peak_allocated_bytes, cuda_peak_reserved_bytes");
 }
 

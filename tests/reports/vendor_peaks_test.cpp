@@ -1,0 +1,30 @@
+#include "reports/vendor_peaks.h"
+
+#include <gtest/gtest.h>
+
+namespace gpubench {
+namespace {
+
+TEST(VendorPeaks, KnownGpusByTheNameCudaReportsDensePeaksWithTheirSource) {
+  const auto h200 = vendor_peak("NVIDIA H200", "bf16");
+  ASSERT_TRUE(h200.has_value());
+  EXPECT_DOUBLE_EQ(h200->tflops, 989.5);
+  EXPECT_NE(h200->source.find("H200 SXM datasheet"), std::string::npos);
+  EXPECT_DOUBLE_EQ(vendor_peak("NVIDIA H200", "fp32")->tflops, 67);
+  EXPECT_DOUBLE_EQ(vendor_peak("NVIDIA H200 NVL", "fp16")->tflops, 835.5) << "the variant before its family";
+  EXPECT_DOUBLE_EQ(vendor_peak("NVIDIA H100 80GB HBM3", "tf32")->tflops, 494.5);
+  EXPECT_DOUBLE_EQ(vendor_peak("NVIDIA H100 PCIe", "bf16")->tflops, 756);
+  EXPECT_DOUBLE_EQ(vendor_peak("NVIDIA A100-SXM4-80GB", "bf16")->tflops, 312);
+  EXPECT_DOUBLE_EQ(vendor_peak("NVIDIA L4", "fp16")->tflops, 121);
+  EXPECT_DOUBLE_EQ(vendor_peak("NVIDIA GeForce RTX 4090", "bf16")->tflops, 165.2);
+}
+
+TEST(VendorPeaks, UnknownGpusAndPrecisionsHaveNone) {
+  EXPECT_FALSE(vendor_peak("NVIDIA L40S", "bf16").has_value()) << "L4 is matched exactly, not as a prefix";
+  EXPECT_FALSE(vendor_peak("Tesla T4", "fp16").has_value());
+  EXPECT_FALSE(vendor_peak("NVIDIA H200", "int8").has_value());
+  EXPECT_FALSE(vendor_peak("", "fp32").has_value());
+}
+
+}  // namespace
+}  // namespace gpubench
