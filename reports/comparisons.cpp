@@ -28,6 +28,13 @@ const std::vector<PairRule>& pair_rules() {
       // The matrix runs cuda DDP with one rank per visible device: ddp-1 on one GPU, ddp-8 on eight.
       {"ddp_vs_single", "cuda/fp32/pinned", "cuda/fp32/pinned/ddp-*"},
       {"ddp_vs_dp", "cuda/fp32/pinned/dp", "cuda/fp32/pinned/ddp-*"},
+      {"adam_foreach_vs_loop", "cpu/fp32", "cpu/fp32/adam-foreach"},
+      {"adam_fused_vs_loop", "cpu/fp32", "cpu/fp32/adam-fused"},
+      {"channels_last_vs_contiguous", "cpu/fp32", "cpu/fp32/channels-last"},
+      {"tf32_vs_fp32", "cuda/fp32/pinned", "cuda/tf32/pinned"},
+      {"adam_foreach_vs_loop", "cuda/fp32/pinned", "cuda/fp32/pinned/adam-foreach"},
+      {"adam_fused_vs_loop", "cuda/fp32/pinned", "cuda/fp32/pinned/adam-fused"},
+      {"channels_last_vs_contiguous", "cuda/fp32/pinned", "cuda/fp32/pinned/channels-last"},
   };
   return rules;
 }

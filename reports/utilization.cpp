@@ -11,6 +11,7 @@ namespace {
 std::string peak_precision(const std::string& precision) {
   if (precision == "amp-fp16") return "fp16";
   if (precision == "amp-bf16" || precision == "bf16") return "bf16";
+  if (precision == "tf32") return "tf32";
   return "fp32";
 }
 

@@ -8,7 +8,7 @@ namespace gpubench {
 // row's "flops" and "throughput.tflops_per_s" (rows from before them are left alone):
 //   row["utilization"] = {
 //     "tflops_per_s":        achieved, median over steps,
-//     "peak_precision":      fp32 | bf16 | fp16 (what the row's matmuls run in),
+//     "peak_precision":      fp32 | tf32 | bf16 | fp16 (what the row's matmuls run in),
 //     "devices":             the peak's multiple (dp devices, ddp ranks on CUDA; 1 on CPU),
 //     "measured_peak_tflops", "mfu_vs_measured":   against gpubench-bench's matmul ceiling
 //                            (--ceilings), when that was measured;

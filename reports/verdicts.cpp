@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 #include <optional>
 #include <string>
 #include <vector>
@@ -24,6 +25,7 @@ constexpr double kCpuComputeBoundShare = 0.70;
 constexpr double kNoisyCv = 0.10;
 constexpr double kScalerSkipShare = 0.05;
 constexpr double kAmpLossTolerance = 0.10;  // AMP's late loss within 10% of fp32's
+constexpr double kVariantLossTolerance = 0.02;  // a variant's within 2% of its baseline's
 
 double share(const nlohmann::json& row, const char* phase) {
   return row.value("phases", nlohmann::json::object()).value(phase, nlohmann::json::object()).value("share", 0.0);
@@ -177,9 +179,22 @@ void annotate_results(nlohmann::json& results) {
     if (row.value("status", "") != "ok") continue;
     row["verdict"] = bottleneck_verdict(row);
     row["warnings"] = row_warnings(row);
-    // AMP loss parity against the fp32 row of the same workload, device and host memory.
+    // Loss parity on the same seed and data: a variant (fused/foreach Adam, channels_last:
+    // the same math) against its config without it, both ways; a lower precision (AMP,
+    // bf16, tf32) against the fp32 row of the same workload, device and host memory.
     const auto& config = row["config"];
     const std::string precision = config.value("precision", "");
+    const std::string variant = config.value("variant", "none");
+    if (variant != "none") {
+      const std::string id = row.value("config_id", "");
+      const auto* baseline = find_ok(results, id.substr(0, id.size() - variant.size() - 1));
+      const nlohmann::json ratio = baseline ? late_loss_ratio(*baseline, row) : nlohmann::json();
+      if (ratio.is_number() && std::abs(ratio.get<double>() - 1) > kVariantLossTolerance)
+        row["warnings"].push_back(fmt::format("{} late loss differs by {:+.1f}% from {}'s over the same steps, same "
+                                              "seed and data: the same math should train the same",
+                                              variant, (ratio.get<double>() - 1) * 100, (*baseline)["config_id"].get<std::string>()));
+      continue;
+    }
     if (precision == "fp32") continue;
     std::string baseline_id = config.value("workload", "") + "/" + config.value("device", "") + "/fp32";
     if (config.value("device", "") == "cuda") baseline_id += "/" + config.value("host_memory", "pinned");

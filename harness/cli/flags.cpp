@@ -146,7 +146,7 @@ CliOptions parse_command_line(int argc, const char* const* argv) {
   CLI::App app{"gpubench: what each deep-learning training technique buys on this machine"};
   app.set_version_flag("--version", std::string("gpubench ") + GPUBENCH_VERSION);
   app.add_option("--matrix", options.matrix_spec,
-                 "all | cpu | gpu | amp | pinned | parallel | comma list of config ids (default: all)");
+                 "all | cpu | gpu | amp | pinned | parallel | tuning | comma list of config ids (default: all)");
   bool list = false;
   app.add_flag("--list", list, "Print the configs SPEC expands to and whether each can run here; run nothing");
   add_settings_flags(app, raw, options);

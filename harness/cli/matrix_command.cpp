@@ -145,7 +145,7 @@ int print_list(const std::vector<Config>& configs, const MachineCapabilities& ma
   for (const auto& config : configs) {
     const auto reason = skip_reason(config, machine);
     const ExpectedSteps expected = expected_steps(config, settings);
-    std::cout << fmt::format("{:<36} {}\n", config.id(), reason ? "skip: " + *reason : "runs here: " + expected.text);
+    std::cout << fmt::format("{:<42} {}\n", config.id(), reason ? "skip: " + *reason : "runs here: " + expected.text);
     if (reason) continue;
     (expected.budgeted ? budgeted : fixed) += 1;
     if (expected.budgeted) budget_s += resolve_sizes(config.workload, settings).stopping.budget_s;

@@ -18,8 +18,8 @@ std::vector<std::string> split(const std::string& text, char sep) {
 
 UsageError bad_id(const std::string& id, const std::string& why) {
   return UsageError("config id '" + id + "': " + why +
-                    " (expected workload/device/precision[/pinned|pageable][/dp|ddp-N], "
-                    "e.g. mlp/cpu/fp32, cnn/cuda/amp-fp16/pinned)");
+                    " (expected workload/device/precision[/pinned|pageable][/dp|ddp-N]"
+                    "[/adam-foreach|adam-fused|channels-last], e.g. mlp/cpu/fp32, cnn/cuda/amp-fp16/pinned)");
 }
 
 Precision parse_precision(const std::string& id, const std::string& text, DeviceKind device) {
@@ -30,7 +30,8 @@ Precision parse_precision(const std::string& id, const std::string& text, Device
   }
   if (text == "amp-fp16") return Precision::AmpFp16;
   if (text == "amp-bf16") return Precision::AmpBf16;
-  throw bad_id(id, "precision '" + text + "' is not a CUDA precision, expected fp32, amp-fp16 or amp-bf16");
+  if (text == "tf32") return Precision::Tf32;
+  throw bad_id(id, "precision '" + text + "' is not a CUDA precision, expected fp32, tf32, amp-fp16 or amp-bf16");
 }
 
 // Parses "dp" or "ddp-N" into the config; returns false if the segment is neither.
@@ -56,6 +57,20 @@ bool parse_parallel(const std::string& id, const std::string& text, Config& conf
   return true;
 }
 
+// Parses a variant segment into the config; returns false if the segment is none.
+bool parse_variant(const std::string& id, const std::string& text, Config& config) {
+  if (text == "adam-foreach") config.variant = Variant::AdamForeach;
+  else if (text == "adam-fused") config.variant = Variant::AdamFused;
+  else if (text == "channels-last") config.variant = Variant::ChannelsLast;
+  else return false;
+  if (config.parallel != ParallelMode::Single) throw bad_id(id, "'" + text + "' is measured on a single process only");
+  if (config.precision != Precision::Fp32 && config.precision != Precision::Tf32)
+    throw bad_id(id, "'" + text + "' is measured in fp32 (or tf32) only, against the same config without it");
+  if (config.variant == Variant::ChannelsLast && config.workload != "cnn")
+    throw bad_id(id, "channels-last applies to the cnn workload only (the others have no 4-d tensors)");
+  return true;
+}
+
 }  // namespace
 
 std::string to_string(DeviceKind device) { return device == DeviceKind::Cpu ? "cpu" : "cuda"; }
@@ -66,6 +81,7 @@ std::string to_string(Precision precision) {
     case Precision::Bf16: return "bf16";
     case Precision::AmpFp16: return "amp-fp16";
     case Precision::AmpBf16: return "amp-bf16";
+    case Precision::Tf32: return "tf32";
   }
   return "?";
 }
@@ -81,19 +97,30 @@ std::string to_string(ParallelMode mode) {
   return "?";
 }
 
-bool is_mixed_precision(Precision precision) { return precision != Precision::Fp32; }
+std::string to_string(Variant variant) {
+  switch (variant) {
+    case Variant::None: return "none";
+    case Variant::AdamForeach: return "adam-foreach";
+    case Variant::AdamFused: return "adam-fused";
+    case Variant::ChannelsLast: return "channels-last";
+  }
+  return "?";
+}
+
+bool is_mixed_precision(Precision precision) { return precision != Precision::Fp32 && precision != Precision::Tf32; }
 
 std::string Config::id() const {
   std::string text = workload + "/" + to_string(device) + "/" + to_string(precision);
   if (device == DeviceKind::Cuda) text += "/" + to_string(host_memory);
   if (parallel == ParallelMode::DataParallel) text += "/dp";
   if (parallel == ParallelMode::Ddp) text += "/ddp-" + std::to_string(world_size);
+  if (variant != Variant::None) text += "/" + to_string(variant);
   return text;
 }
 
 Config Config::parse(const std::string& id) {
   const auto parts = split(id, '/');
-  if (parts.size() < 3 || parts.size() > 5) throw bad_id(id, "has " + std::to_string(parts.size()) + " segments");
+  if (parts.size() < 3 || parts.size() > 6) throw bad_id(id, "has " + std::to_string(parts.size()) + " segments");
   for (const auto& part : parts)
     if (part.empty()) throw bad_id(id, "has an empty segment");
   Config config;
@@ -114,9 +141,10 @@ Config Config::parse(const std::string& id) {
     ++next;
   }
   if (next < parts.size() && parse_parallel(id, parts[next], config)) ++next;
-  if (next != parts.size()) throw bad_id(id, "segment '" + parts[next] + "' is not understood");
   if (config.parallel != ParallelMode::Single && config.precision != Precision::Fp32)
     throw bad_id(id, "parallel modes are measured in fp32 only");
+  if (next < parts.size() && parse_variant(id, parts[next], config)) ++next;
+  if (next != parts.size()) throw bad_id(id, "segment '" + parts[next] + "' is not understood");
   return config;
 }
 

@@ -5,16 +5,23 @@
 namespace gpubench {
 
 enum class DeviceKind { Cpu, Cuda };
-// Bf16 is CPU autocast to bfloat16; AmpFp16 (with GradScaler) and AmpBf16 are CUDA autocast.
-enum class Precision { Fp32, Bf16, AmpFp16, AmpBf16 };
+// Bf16 is CPU autocast to bfloat16; AmpFp16 (with GradScaler) and AmpBf16 are CUDA autocast;
+// Tf32 is CUDA fp32 with TF32 tensor-core matmuls and convolutions allowed (cuBLAS, cuDNN).
+enum class Precision { Fp32, Bf16, AmpFp16, AmpBf16, Tf32 };
 enum class HostMemory { Pageable, Pinned };
 enum class ParallelMode { Single, DataParallel, Ddp };
+// A tuning technique on top of a single-process config: Adam as one multi-tensor
+// (_foreach_*) or fused (_fused_adam_) kernel instead of a loop over parameters, or the
+// CNN's parameters and inputs in channels_last memory format.
+enum class Variant { None, AdamForeach, AdamFused, ChannelsLast };
 
 // One point of the matrix: plain data with a stable id used as report key, NVTX name and
-// compare key. Grammar:  workload/device/precision[/hostmem][/parallel]
+// compare key. Grammar:  workload/device/precision[/hostmem][/parallel][/variant]
 //   cpu:  mlp/cpu/fp32   mlp/cpu/bf16   mlp/cpu/fp32/ddp-2
 //   cuda: cnn/cuda/fp32/pageable   cnn/cuda/amp-fp16/pinned   cnn/cuda/fp32/pinned/dp
 //         cnn/cuda/fp32/pinned/ddp-1  (host memory defaults to pinned when omitted)
+//   variants (single process, fp32 or tf32): mlp/cpu/fp32/adam-foreach  mlp/cuda/fp32/pinned/adam-fused
+//         cnn/cpu/fp32/channels-last (cnn only)   tf32: cnn/cuda/tf32/pinned
 struct Config {
   std::string workload;
   DeviceKind device = DeviceKind::Cpu;
@@ -22,6 +29,7 @@ struct Config {
   HostMemory host_memory = HostMemory::Pageable;  // meaningful for CUDA only
   ParallelMode parallel = ParallelMode::Single;
   int world_size = 1;  // DDP ranks; 1 otherwise
+  Variant variant = Variant::None;
 
   std::string id() const;
   // Throws UsageError naming the bad segment and what was expected.
@@ -33,6 +41,7 @@ std::string to_string(DeviceKind device);
 std::string to_string(Precision precision);
 std::string to_string(HostMemory memory);
 std::string to_string(ParallelMode mode);
+std::string to_string(Variant variant);  // "none", "adam-foreach", "adam-fused", "channels-last"
 
 // True for precisions that run under autocast.
 bool is_mixed_precision(Precision precision);

@@ -23,6 +23,12 @@ std::optional<std::string> cuda_skip_reason(const Config& config, const MachineC
       return "amp-bf16 needs bfloat16 support (compute capability 8.0+); cuda:0 " + gpu.name + " is " +
              std::to_string(gpu.compute_major) + "." + std::to_string(gpu.compute_minor);
   }
+  if (config.precision == Precision::Tf32 && !machine.cuda.devices.empty()) {
+    const GpuInfo& gpu = machine.cuda.devices.front();
+    if (gpu.compute_major < 8)
+      return "tf32 needs TF32 tensor cores (compute capability 8.0+); cuda:0 " + gpu.name + " is " +
+             std::to_string(gpu.compute_major) + "." + std::to_string(gpu.compute_minor);
+  }
   // DataParallel runs on however many devices there are, one included (the result
   // records the count in result["parallel"]["devices"]).
   return std::nullopt;

@@ -5,6 +5,8 @@
 #include <chrono>
 #include <cstdio>
 
+#include "run/channels_last.h"
+
 namespace gpubench {
 namespace {
 
@@ -37,7 +39,8 @@ nlohmann::json CheckpointCheck::to_json() const {
 }
 
 CheckpointCheck check_checkpoint_round_trip(const Workload& workload, Model& trained, torch::optim::Adam& optimizer,
-                                            const torch::Tensor& probe_input, const std::string& path) {
+                                            const torch::Tensor& probe_input, const std::string& path,
+                                            bool channels_last) {
   CheckpointCheck check;
   const auto device = probe_input.device();
   auto start = std::chrono::steady_clock::now();
@@ -54,6 +57,7 @@ CheckpointCheck check_checkpoint_round_trip(const Workload& workload, Model& tra
 
   Model restored = workload.make_model();
   restored.module->to(device);
+  if (channels_last) to_channels_last(*restored.module);
   auto restored_optimizer =
       torch::optim::Adam(restored.module->parameters(), static_cast<const torch::optim::AdamOptions&>(optimizer.defaults()));
   start = std::chrono::steady_clock::now();

@@ -13,6 +13,8 @@
 #include "profile/trace_span_json.h"
 #include "run/checkpoint_check.h"
 #include "run/execution_plan.h"
+#include "run/channels_last.h"
+#include "run/multi_tensor_adam.h"
 #include "run/overhead_measurement.h"
 #include "workloads/model_flops.h"
 #include "run/probe_assembly.h"
@@ -30,7 +32,8 @@ nlohmann::json config_json(const Config& config) {
           {"precision", to_string(config.precision)},
           {"host_memory", to_string(config.host_memory)},
           {"parallel", to_string(config.parallel)},
-          {"world_size", config.world_size}};
+          {"world_size", config.world_size},
+          {"variant", to_string(config.variant)}};
 }
 
 nlohmann::json loss_json(const std::vector<double>& losses, int warmup) {
@@ -88,6 +91,17 @@ StoppingRule fixed_count_for_ranks(StoppingRule rule, bool overhead) {
 }
 
 namespace {
+
+// Adam lr 1e-3 for every workload: LibTorch's per-parameter loop, or one multi-tensor pass
+// (the adam-foreach and adam-fused variants).
+std::unique_ptr<torch::optim::Adam> make_optimizer(const Config& config, const std::vector<torch::Tensor>& parameters) {
+  const torch::optim::AdamOptions options(1e-3);
+  if (config.variant == Variant::AdamForeach)
+    return std::make_unique<MultiTensorAdam>(parameters, options, MultiTensorAdam::Kernel::Foreach);
+  if (config.variant == Variant::AdamFused)
+    return std::make_unique<MultiTensorAdam>(parameters, options, MultiTensorAdam::Kernel::Fused);
+  return std::make_unique<torch::optim::Adam>(parameters, options);
+}
 
 // A config between its stages (prepare -> train -> collect): what training needs and what
 // the result describes. Members are destroyed in reverse order: the trainer spec's gradient
@@ -181,6 +195,7 @@ TrainerSpec trainer_spec(PreparedConfig& c) {
   spec.config_id = c.config.id();
   spec.synchronize = c.plan.synchronize;
   spec.data_parallel_devices = c.plan.data_parallel_devices;
+  spec.channels_last_input = c.config.variant == Variant::ChannelsLast;
   if (c.ddp) spec.gradient_sync = &c.ddp->attach(c.model.module->parameters());
   return spec;
 }
@@ -196,8 +211,9 @@ void prepare(PreparedConfig& c) {
   plan_devices(c);
   c.model = c.workload->make_model();
   c.model.module->to(c.plan.device);
+  if (c.config.variant == Variant::ChannelsLast) to_channels_last(*c.model.module);
   if (c.ddp) c.ddp->broadcast_from_rank0(*c.model.module);
-  c.optimizer = std::make_unique<torch::optim::Adam>(c.model.module->parameters(), torch::optim::AdamOptions(1e-3));
+  c.optimizer = make_optimizer(c.config, c.model.module->parameters());
   LoaderOptions loader_options{c.sizes.batch_size, settings.workers, std::nullopt};
   if (c.ddp) loader_options.shard = c.ddp->data_shard();
   c.source = c.plan.make_batch_source(std::move(dataset), loader_options);
@@ -293,7 +309,7 @@ nlohmann::json collect(PreparedConfig& c, const TrainingRun& run) {
   if (reporting) {
     const PrivateDir checkpoint_dir(c.settings->scratch_dir);
     checkpoint = check_checkpoint_round_trip(*c.workload, c.model, *c.optimizer, run.last_batch.data,
-                                             checkpoint_dir.file("checkpoint.pt"));
+                                             checkpoint_dir.file("checkpoint.pt"), c.config.variant == Variant::ChannelsLast);
   }
 
   nlohmann::json result = describe_run(c, run);

@@ -141,6 +141,12 @@ ExecutionPlan plan_cuda_execution(const Config& config) {
       plan.autocast = true;
       plan.autocast_dtype = torch::kBFloat16;
       break;
+    case Precision::Tf32:
+      // Each config runs in its own process, so the switch stays with this config. The
+      // setters LibTorch 2.11 keeps (setFloat32Precision is the newer spelling of both).
+      at::globalContext().setAllowTF32CuBLAS(true);
+      at::globalContext().setAllowTF32CuDNN(true);
+      break;
     case Precision::Bf16: throw std::runtime_error(config.id() + ": bf16 is a CPU precision; on CUDA use amp-bf16");
   }
 

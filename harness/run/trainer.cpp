@@ -51,9 +51,11 @@ TrainingRun Trainer::run(Model& model, torch::optim::Optimizer& optimizer, const
       if (spec_.test_delay_ms > 0)
         std::this_thread::sleep_for(std::chrono::duration<double, std::milli>(spec_.test_delay_ms));
       AutocastScope autocast(spec_.device.type(), spec_.autocast_dtype, spec_.autocast);
+      const torch::Tensor input =
+          spec_.channels_last_input ? batch.data.contiguous(torch::MemoryFormat::ChannelsLast) : batch.data;
       const auto output = spec_.data_parallel_devices.empty()
-                              ? model.forward(batch.data)
-                              : model.data_parallel_forward(batch.data, spec_.data_parallel_devices);
+                              ? model.forward(input)
+                              : model.data_parallel_forward(input, spec_.data_parallel_devices);
       return workload.loss(output, batch.target);
     });
     phase(Phase::Backward, [&] {

@@ -31,6 +31,9 @@ struct TrainerSpec {
   double test_delay_ms = 0;  // RunSettings::test_step_delay_ms
   // Set for DataParallel: runs the forward over these devices.
   std::vector<torch::Device> data_parallel_devices;
+  // channels_last configs: the batch is re-laid out to NHWC inside Forward (as
+  // `x.to(memory_format=torch.channels_last)` in a Python loop), matching the model.
+  bool channels_last_input = false;
   // Set for DDP: averages gradients across ranks inside the Backward phase.
   GradientSync* gradient_sync = nullptr;
   // Set for budgeted DDP: called once after warm-up with the last warm-up step's ms;

@@ -108,6 +108,23 @@ TEST(Warnings, HostRssStillGrowingThroughTheMeasuredStepsIsNamed) {
                   "(try --host-malloc glibc)");
 }
 
+TEST(Warnings, AVariantMustTrainLikeItsBaselineEitherWay) {
+  auto base = row("mlp/cpu/fp32", 0, 0, 0.5, 0.4, 0.1);
+  auto fused = row("mlp/cpu/fp32/adam-fused", 0, 0, 0.5, 0.4, 0.05);
+  fused["config"]["variant"] = "adam-fused";
+  nlohmann::json results = {base, fused};
+  annotate_results(results);
+  EXPECT_TRUE(results[1]["warnings"].empty()) << "same curve: " << results[1]["warnings"].dump();
+  nlohmann::json lower = fused;
+  for (auto& value : lower["loss"]["curve"]) value = value.get<double>() * 0.9;  // 10% lower is a difference too
+  results = {base, lower};
+  annotate_results(results);
+  ASSERT_EQ(results[1]["warnings"].size(), 1u) << results[1]["warnings"].dump();
+  EXPECT_NE(results[1]["warnings"][0].get<std::string>().find("adam-fused late loss differs by -10.0% from mlp/cpu/fp32"),
+            std::string::npos)
+      << results[1]["warnings"][0];
+}
+
 TEST(Warnings, AmpLossParityAgainstFp32OnTheSameData) {
   auto fp32 = row("mlp/cuda/fp32/pinned", 0, 0, 0.5, 0.4, 0.1);
   fp32["config"]["host_memory"] = "pinned";

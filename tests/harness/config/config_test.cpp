@@ -10,7 +10,9 @@ namespace {
 TEST(ConfigId, RoundTripsEveryCanonicalForm) {
   for (const std::string id : {"mlp/cpu/fp32", "mlp/cpu/bf16", "mlp/cpu/fp32/ddp-2", "cnn/cuda/fp32/pageable",
                                "cnn/cuda/fp32/pinned", "cnn/cuda/amp-fp16/pinned", "cnn/cuda/amp-bf16/pinned",
-                               "cnn/cuda/fp32/pinned/dp", "transformer/cuda/fp32/pinned/ddp-8"})
+                               "cnn/cuda/fp32/pinned/dp", "transformer/cuda/fp32/pinned/ddp-8", "cnn/cuda/tf32/pinned",
+                               "mlp/cpu/fp32/adam-foreach", "mlp/cuda/fp32/pinned/adam-fused", "cnn/cpu/fp32/channels-last",
+                               "cnn/cuda/tf32/pinned/channels-last"})
     EXPECT_EQ(Config::parse(id).id(), id);
 }
 
@@ -29,6 +31,10 @@ TEST(ConfigId, ParsesFields) {
   const Config ddp = Config::parse("mlp/cpu/fp32/ddp-4");
   EXPECT_EQ(ddp.parallel, ParallelMode::Ddp);
   EXPECT_EQ(ddp.world_size, 4);
+  EXPECT_EQ(ddp.variant, Variant::None);
+  EXPECT_EQ(Config::parse("mlp/cpu/fp32/adam-fused").variant, Variant::AdamFused);
+  EXPECT_EQ(Config::parse("cnn/cuda/fp32/channels-last").id(), "cnn/cuda/fp32/pinned/channels-last");
+  EXPECT_EQ(Config::parse("cnn/cuda/tf32").precision, Precision::Tf32);
 }
 
 void expect_rejected(const std::string& id, const std::string& fragment) {
@@ -53,6 +59,11 @@ TEST(ConfigId, RejectsBadIdsNamingTheProblem) {
   expect_rejected("mlp/cuda/fp32/pinned/what", "not understood");
   expect_rejected("mlp//fp32", "empty segment");
   expect_rejected("mlp/cuda/amp-fp16/pinned/dp", "fp32 only");
+  expect_rejected("mlp/cpu/tf32", "not a CPU precision");
+  expect_rejected("mlp/cpu/fp32/channels-last", "cnn workload only");
+  expect_rejected("mlp/cpu/fp32/ddp-2/adam-fused", "single process only");
+  expect_rejected("mlp/cpu/bf16/adam-fused", "fp32 (or tf32) only");
+  expect_rejected("mlp/cpu/fp32/adam-fused/adam-foreach", "not understood");
 }
 
 }  // namespace

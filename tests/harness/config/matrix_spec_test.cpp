@@ -26,12 +26,21 @@ std::set<std::string> ids(const std::vector<Config>& configs) {
 TEST(MatrixSpec, AllHasEveryTechniqueOfTheMissionForEachWorkload) {
   const auto configs = expand_matrix(request("all"));
   const auto all = ids(configs);
-  EXPECT_EQ(configs.size(), 27u);  // 9 techniques x 3 workloads, no duplicates
+  // 10 techniques x 3 workloads; Adam variants on CUDA for all (2 each) and on the CPU for
+  // mlp (2), channels_last on both for the CNN (2): no duplicates.
+  EXPECT_EQ(configs.size(), 30u + 6u + 2u + 2u);
   for (const std::string w : {"mlp", "cnn", "transformer"})
     for (const std::string t : {"cpu/fp32", "cpu/bf16", "cpu/fp32/ddp-2", "cuda/fp32/pageable", "cuda/fp32/pinned",
-                                "cuda/amp-fp16/pinned", "cuda/amp-bf16/pinned", "cuda/fp32/pinned/dp",
+                                "cuda/amp-fp16/pinned", "cuda/amp-bf16/pinned", "cuda/tf32/pinned", "cuda/fp32/pinned/dp",
                                 "cuda/fp32/pinned/ddp-1"})
       EXPECT_TRUE(all.count(w + "/" + t)) << w + "/" + t;
+  for (const std::string w : {"mlp", "cnn", "transformer"})
+    for (const std::string t : {"cuda/fp32/pinned/adam-foreach", "cuda/fp32/pinned/adam-fused"})
+      EXPECT_TRUE(all.count(w + "/" + t)) << w + "/" + t;
+  EXPECT_TRUE(all.count("mlp/cpu/fp32/adam-foreach") && all.count("mlp/cpu/fp32/adam-fused"));
+  EXPECT_TRUE(all.count("cnn/cpu/fp32/channels-last") && all.count("cnn/cuda/fp32/pinned/channels-last"));
+  EXPECT_FALSE(all.count("cnn/cpu/fp32/adam-fused")) << "0.3% of a CNN step: runnable by id, not in all";
+  EXPECT_FALSE(all.count("transformer/cpu/fp32/adam-fused")) << "1% of a transformer CPU step";
 }
 
 TEST(MatrixSpec, GpuDdpUsesEveryVisibleDevice) {
@@ -42,7 +51,8 @@ TEST(MatrixSpec, GpuDdpUsesEveryVisibleDevice) {
 
 TEST(MatrixSpec, GroupsSelectTheirTechniquesAndBaselines) {
   EXPECT_EQ(ids(expand_matrix(request("cpu", {"mlp"}))),
-            (std::set<std::string>{"mlp/cpu/fp32", "mlp/cpu/bf16", "mlp/cpu/fp32/ddp-2"}));
+            (std::set<std::string>{"mlp/cpu/fp32", "mlp/cpu/bf16", "mlp/cpu/fp32/ddp-2", "mlp/cpu/fp32/adam-foreach",
+                                   "mlp/cpu/fp32/adam-fused"}));
   EXPECT_EQ(ids(expand_matrix(request("pinned", {"cnn"}))),
             (std::set<std::string>{"cnn/cuda/fp32/pageable", "cnn/cuda/fp32/pinned"}));
   const auto amp = ids(expand_matrix(request("amp", {"cnn"})));
@@ -52,14 +62,23 @@ TEST(MatrixSpec, GroupsSelectTheirTechniquesAndBaselines) {
   EXPECT_TRUE(parallel.count("cnn/cuda/fp32/pinned/dp") && parallel.count("cnn/cpu/fp32/ddp-2") &&
               parallel.count("cnn/cpu/fp32"));
   for (const auto& config : expand_matrix(request("gpu"))) EXPECT_EQ(config.device, DeviceKind::Cuda);
+  // Variants stay out of the other groups, and come with their baselines in `tuning`.
+  for (const std::string group : {"amp", "pinned", "parallel"})
+    for (const auto& config : expand_matrix(request(group))) EXPECT_EQ(config.variant, Variant::None) << group;
+  EXPECT_FALSE(amp.count("cnn/cuda/tf32/pinned"));
+  EXPECT_EQ(ids(expand_matrix(request("tuning", {"cnn"}))),
+            (std::set<std::string>{"cnn/cpu/fp32", "cnn/cpu/fp32/channels-last", "cnn/cuda/fp32/pinned",
+                                   "cnn/cuda/tf32/pinned", "cnn/cuda/fp32/pinned/channels-last",
+                                   "cnn/cuda/fp32/pinned/adam-foreach", "cnn/cuda/fp32/pinned/adam-fused"}));
 }
 
 TEST(MatrixSpec, IdListsAndGroupsMixWithoutDuplicates) {
   const auto configs = expand_matrix(request("mlp/cpu/fp32, cpu ,cnn/cuda/amp-fp16", {"mlp"}));
   EXPECT_EQ(configs.front().id(), "mlp/cpu/fp32");
   EXPECT_EQ(ids(configs), (std::set<std::string>{"mlp/cpu/fp32", "mlp/cpu/bf16", "mlp/cpu/fp32/ddp-2",
+                                                 "mlp/cpu/fp32/adam-foreach", "mlp/cpu/fp32/adam-fused",
                                                  "cnn/cuda/amp-fp16/pinned"}));
-  EXPECT_EQ(configs.size(), 4u);
+  EXPECT_EQ(configs.size(), 6u);
 }
 
 TEST(MatrixSpec, WorkloadFilterKeepsOrder) {
