@@ -1,8 +1,12 @@
 #include "parallel/rank_launcher.h"
 
+#include <algorithm>
+#include <chrono>
+
 #include <nlohmann/json.hpp>
 
 #include "config/errors.h"
+#include "io/interrupt.h"
 #include "parallel/launch_store.h"
 
 namespace gpubench {
@@ -114,6 +118,24 @@ std::vector<std::pair<int, RankExit>> RankLauncher::launch(const ConfigLaunch& r
   return out;
 }
 
+namespace {
+
+// wait_for_key in slices, so that a SIGTERM or Ctrl-C (torchrun ending its workers after a
+// peer died) ends the wait instead of the launcher's SIGKILL doing it 30 s later.
+enum class KeyWait { Found, TimedOut, Interrupted };
+KeyWait wait_for_key_or_interrupt(c10d::Store& store, const std::string& key, std::chrono::milliseconds timeout) {
+  constexpr std::chrono::milliseconds kSlice{250};
+  const auto deadline = std::chrono::steady_clock::now() + timeout;
+  while (true) {
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
+    if (wait_for_key(store, key, std::clamp(left, std::chrono::milliseconds{1}, kSlice))) return KeyWait::Found;
+    if (interrupt_signal() != 0) return KeyWait::Interrupted;
+    if (left <= kSlice) return KeyWait::TimedOut;
+  }
+}
+
+}  // namespace
+
 std::vector<std::pair<int, RankReport>> RankLauncher::exchange(const std::string& scope, int world_size,
                                                                const std::vector<std::pair<int, RankReport>>& local) {
   if (!external() || !store_) return local;
@@ -130,12 +152,16 @@ std::vector<std::pair<int, RankReport>> RankLauncher::exchange(const std::string
   for (int rank = 0; rank < world_size; ++rank) {
     RankReport report;
     const std::string key = prefix + std::to_string(rank);
-    if (wait_for_key(*store_, key, wait)) {
+    const KeyWait outcome = wait_for_key_or_interrupt(*store_, key, wait);
+    if (outcome == KeyWait::Found) {
       const auto text = nlohmann::json::parse(to_text(store_->get(key)));
       report.ok = text.value("ok", false);
       report.reason = text.value("reason", "");
       report.peak_rss_bytes = text.value("peak_rss_bytes", std::uint64_t{0});
       report.wall_s = text.value("wall_s", 0.0);
+    } else if (outcome == KeyWait::Interrupted) {
+      report.reason = "sent no outcome before rank 0 was stopped by " + interrupt_signal_name() +
+                      " (its gpubench process may have died)";
     } else {
       report.reason = "reported no outcome within " + std::to_string(wait.count() / 1000) +
                       " s (its gpubench process may have died)";

@@ -1,0 +1,102 @@
+// gpubench's DDP ranks launched by the real torchrun (`python -m torch.distributed.run`,
+// from the torch gpubench is built against), as users who outgrow one machine launch them.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+
+#include <nlohmann/json.hpp>
+
+#include "support/report_json.h"
+#include "support/run_command.h"
+#include "support/schema_validation.h"
+
+namespace gpubench {
+namespace {
+
+using test_support::find_row;
+using test_support::read_json;
+
+const std::string kFlags = " --matrix mlp/cpu/fp32/ddp-2 --steps 6 --warmup 1 --batch-size 64 --threads 1 --format json";
+
+std::string single_quoted(const std::string& text) {
+  std::string out = "'";
+  for (char ch : text) out += ch == '\'' ? std::string("'\\''") : std::string(1, ch);
+  return out + "'";
+}
+
+std::string torchrun() {
+  return std::string("env -u RANK -u WORLD_SIZE -u MASTER_ADDR -u MASTER_PORT PYTHONWARNINGS=ignore ") + GPUBENCH_PYTHON +
+         " -m torch.distributed.run --nproc-per-node 2 --no-python ";
+}
+
+TEST(Torchrun, LaunchesTheRanksRankZeroReportsAndTheNumbersMatchGpubenchsOwnLauncher) {
+  const std::string dir = test_support::make_temp_dir("torchrun");
+  const auto run = test_support::run_command(torchrun() + GPUBENCH_EXE + kFlags + " --out " + dir + "/torchrun.json");
+  ASSERT_EQ(run.exit_code, 0) << run.output;
+  EXPECT_EQ(run.output.find("\"schema_version\""), run.output.rfind("\"schema_version\"")) << "rank 1 prints no report";
+  int files = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(dir)) files += entry.is_regular_file() ? 1 : 0;
+  EXPECT_EQ(files, 1) << "rank 1 writes no report";
+  const auto report = read_json(dir + "/torchrun.json");
+  EXPECT_EQ(test_support::schema_violations(report, GPUBENCH_REPORT_SCHEMA), "");
+  const auto* row = find_row(report, "mlp/cpu/fp32/ddp-2");
+  ASSERT_NE(row, nullptr);
+  ASSERT_EQ((*row)["status"], "ok") << row->dump();
+  EXPECT_EQ((*row)["ddp"]["launcher"], "torchrun");
+
+  const auto own = test_support::run_command(std::string("env -u RANK -u WORLD_SIZE ") + GPUBENCH_EXE + kFlags +
+                                             " --out " + dir + "/own.json");
+  ASSERT_EQ(own.exit_code, 0) << own.output;
+  const auto own_report = read_json(dir + "/own.json");
+  const auto* own_row = find_row(own_report, "mlp/cpu/fp32/ddp-2");
+  ASSERT_NE(own_row, nullptr);
+  EXPECT_EQ((*row)["steps"], (*own_row)["steps"]);
+  // Same seed, same shards, same bucket order: the global loss curve is the same.
+  const auto& curve = (*row)["loss"]["curve"];
+  const auto& own_curve = (*own_row)["loss"]["curve"];
+  ASSERT_EQ(curve.size(), own_curve.size());
+  for (std::size_t i = 0; i < curve.size(); ++i)
+    EXPECT_NEAR(curve[i].get<double>(), own_curve[i].get<double>(), 1e-6) << "step " << i;
+}
+
+// A rank killed mid-run (SIGKILL: a lost node): torchrun fails within the bound, names the
+// rank, rank 0 ends on torchrun's SIGTERM with a report that names it, and no process of
+// the run is left. (Measured: 1 s from the kill to torchrun's exit; before rank 0's wait
+// for its peers' outcomes heard SIGTERM, torchrun SIGKILLed it after its 30 s grace.)
+TEST(Torchrun, AKilledRankFailsTheRunWithinAMinuteAndLeavesNoProcess) {
+  const std::string dir = test_support::make_temp_dir("torchrun-kill");
+  const std::string mark = "GPUBENCH_TORCHRUN_TEST=" + dir;
+  // Rank 1's processes (its matrix process and the config child it started) by their
+  // environment: RANK=1 and this test's mark.
+  const std::string rank1_pids =
+      "for p in $(pgrep -f 'gpubench'); do e=$(tr '\\0' '\\n' </proc/$p/environ 2>/dev/null); "
+      "grep -qx 'RANK=1' <<<\"$e\" && grep -qxF '" + mark + "' <<<\"$e\" && echo $p; done";
+  // Only torchrun and what it starts carry the mark, not this script's own processes.
+  const std::string script =
+      "env " + mark + " " + torchrun() + GPUBENCH_EXE + " --matrix mlp/cpu/fp32/ddp-2 --steps 2000 --warmup 1 --batch-size 64 --threads 1 "
+      "--test-step-delay-ms 20 --comm-timeout 10 --format json --out " + dir + "/report.json >" + dir + "/log 2>&1 & "
+      "launcher=$!; "
+      "for i in $(seq 300); do [ -n \"$(" + rank1_pids + ")\" ] && break; sleep 0.1; done; sleep 3; "
+      "kill -9 $(" + rank1_pids + "); start=$(date +%s); wait $launcher; rc=$?; "
+      "echo \"torchrun_rc=$rc seconds=$(( $(date +%s) - start ))\"; sleep 1; "
+      "left=$(grep -lxF '" + mark + "' /proc/[0-9]*/environ 2>/dev/null | wc -l); echo \"left=$left\"; "
+      "cat " + dir + "/log";
+  const auto run = test_support::run_command("bash -c " + single_quoted(script));
+  EXPECT_NE(run.output.find("torchrun_rc=1 "), std::string::npos) << run.output;
+  const auto seconds_at = run.output.find("seconds=");
+  ASSERT_NE(seconds_at, std::string::npos) << run.output;
+  EXPECT_LT(std::stoi(run.output.substr(seconds_at + 8)), 60) << run.output;
+  EXPECT_NE(run.output.find("left=0"), std::string::npos) << "a process of the run is left\n" << run.output;
+  EXPECT_NE(run.output.find("rank      : 1"), std::string::npos) << "torchrun names the lost rank\n" << run.output;
+  // The survivor ends on torchrun's SIGTERM by itself (not the SIGKILL 30 s later) and its
+  // report names the lost rank.
+  EXPECT_EQ(run.output.find("Unable to shutdown process"), std::string::npos) << run.output;
+  const auto report = read_json(dir + "/report.json");
+  const auto* row = find_row(report, "mlp/cpu/fp32/ddp-2");
+  ASSERT_NE(row, nullptr) << run.output;
+  EXPECT_EQ((*row)["status"], "failed");
+  EXPECT_NE((*row)["reason"].get<std::string>().find("rank 1 of 2: sent no outcome"), std::string::npos) << row->dump();
+}
+
+}  // namespace
+}  // namespace gpubench
