@@ -125,17 +125,20 @@ nlohmann::json matrix_json(const CliOptions& options, const std::vector<Config>&
 // measured time (DDP ranks agree on a count for it after warm-up).
 struct ExpectedSteps {
   bool budgeted = false;
+  double budget_s = 0;  // of measuring, when budgeted
   std::string text;
 };
 ExpectedSteps expected_steps(const Config& config, const RunSettings& settings) {
   const ResolvedSizes sizes = resolve_sizes(config.workload, settings);
   if (config.parallel != ParallelMode::Ddp && !sizes.stopping.exact)
-    return {true, fmt::format("{} warm-up + {}-{} steps, at most ~{:g} s measured", sizes.warmup,
+    return {true, sizes.stopping.budget_s,
+            fmt::format("{} warm-up + {}-{} steps, at most ~{:g} s measured", sizes.warmup,
                               sizes.stopping.min_steps, sizes.stopping.max_steps, sizes.stopping.budget_s)};
   const StoppingRule ranks = fixed_count_for_ranks(sizes.stopping, settings.overhead);
   if (sizes.stopping.exact || settings.overhead || sizes.warmup == 0)
-    return {false, fmt::format("{} warm-up + {} steps", sizes.warmup, ranks.max_steps)};
-  return {true, fmt::format("{} warm-up + {}-{} steps, the ranks' agreed count for ~{:g} s", sizes.warmup,
+    return {false, 0, fmt::format("{} warm-up + {} steps", sizes.warmup, ranks.max_steps)};
+  return {true, sizes.stopping.budget_s,
+          fmt::format("{} warm-up + {}-{} steps, the ranks' agreed count for ~{:g} s", sizes.warmup,
                             ranks.min_steps, ranks.max_steps, sizes.stopping.budget_s)};
 }
 
@@ -148,7 +151,7 @@ int print_list(const std::vector<Config>& configs, const MachineCapabilities& ma
     std::cout << fmt::format("{:<42} {}\n", config.id(), reason ? "skip: " + *reason : "runs here: " + expected.text);
     if (reason) continue;
     (expected.budgeted ? budgeted : fixed) += 1;
-    if (expected.budgeted) budget_s += resolve_sizes(config.workload, settings).stopping.budget_s;
+    budget_s += expected.budget_s;
   }
   // Per config the process start, dataset and checkpoint round trip add a second or two on
   // a CPU; a step longer than the whole budget still runs once after its warm-up.

@@ -107,7 +107,6 @@ std::string to_string(Variant variant) {
   return "?";
 }
 
-bool is_mixed_precision(Precision precision) { return precision != Precision::Fp32 && precision != Precision::Tf32; }
 
 std::string Config::id() const {
   std::string text = workload + "/" + to_string(device) + "/" + to_string(precision);

@@ -43,7 +43,4 @@ std::string to_string(HostMemory memory);
 std::string to_string(ParallelMode mode);
 std::string to_string(Variant variant);  // "none", "adam-foreach", "adam-fused", "channels-last"
 
-// True for precisions that run under autocast.
-bool is_mixed_precision(Precision precision);
-
 }  // namespace gpubench

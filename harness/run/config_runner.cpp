@@ -325,8 +325,9 @@ nlohmann::json collect(PreparedConfig& c, const TrainingRun& run) {
   for (double ms : step_ms) samples_per_s.push_back(global_batch * 1000.0 / ms);
   result["throughput"]["samples_per_s"] = to_json(summarize(samples_per_s));
   result["flops"] = flops_json(*c.workload, global_batch);
+  const double flops_per_sample = result["flops"]["training_per_sample"].get<double>();
   std::vector<double> tflops_per_s;
-  for (double rate : samples_per_s) tflops_per_s.push_back(rate * result["flops"]["training_per_sample"].get<double>() / 1e12);
+  for (double rate : samples_per_s) tflops_per_s.push_back(rate * flops_per_sample / 1e12);
   result["throughput"]["tflops_per_s"] = to_json(summarize(tflops_per_s));
   // DDP: the global batch's loss (mean over the ranks' shards), comparable with one process.
   result["loss"] = loss_json(gathered ? gathered->global_losses : run.losses, c.sizes.warmup);

@@ -56,9 +56,8 @@ nlohmann::json overhead_json(const OverheadSchedule& schedule, const std::vector
                              const std::vector<double>& probe_us, const std::string& cupti_note) {
   const auto by_level = split_by_level(schedule, step_ms);
   const auto probe_us_by_level = split_by_level(schedule, probe_us);
-  int excluded = 0;
-  for (std::size_t i = 0; i < step_ms.size(); ++i)
-    excluded += schedule.first_of_segment(schedule.warmup_steps + static_cast<int>(i)) ? 1 : 0;
+  std::size_t excluded = step_ms.size();  // what split_by_level left out
+  for (const auto& steps : by_level) excluded -= steps.size();
   nlohmann::json out = {{"segment_steps", schedule.segment_steps},
                         {"excluded_steps", excluded},
                         {"excluded_why", "the first step of each segment pays for the switch of level"},
