@@ -35,6 +35,8 @@ const std::vector<PairRule>& pair_rules() {
       {"adam_foreach_vs_loop", "cuda/fp32/pinned", "cuda/fp32/pinned/adam-foreach"},
       {"adam_fused_vs_loop", "cuda/fp32/pinned", "cuda/fp32/pinned/adam-fused"},
       {"channels_last_vs_contiguous", "cuda/fp32/pinned", "cuda/fp32/pinned/channels-last"},
+      {"adam_fused_vs_loop", "cuda/amp-fp16/pinned", "cuda/amp-fp16/pinned/adam-fused"},
+      {"graph_vs_eager", "cuda/fp32/pinned/adam-fused", "cuda/fp32/pinned/graph"},
   };
   return rules;
 }

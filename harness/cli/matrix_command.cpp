@@ -129,7 +129,8 @@ struct ExpectedSteps {
   std::string text;
 };
 ExpectedSteps expected_steps(const Config& config, const RunSettings& settings) {
-  const ResolvedSizes sizes = resolve_sizes(config.workload, settings);
+  ResolvedSizes sizes = resolve_sizes(config.workload, settings);
+  sizes.warmup = warmup_steps_for(config, sizes.warmup);
   if (config.parallel != ParallelMode::Ddp && !sizes.stopping.exact)
     return {true, sizes.stopping.budget_s,
             fmt::format("{} warm-up + {}-{} steps, at most ~{:g} s measured", sizes.warmup,
@@ -145,10 +146,12 @@ ExpectedSteps expected_steps(const Config& config, const RunSettings& settings) 
 int print_list(const std::vector<Config>& configs, const MachineCapabilities& machine, const RunSettings& settings) {
   int budgeted = 0, fixed = 0;
   double budget_s = 0;
+  std::size_t width = 0;
+  for (const auto& config : configs) width = std::max(width, config.id().size());
   for (const auto& config : configs) {
     const auto reason = skip_reason(config, machine);
     const ExpectedSteps expected = expected_steps(config, settings);
-    std::cout << fmt::format("{:<42} {}\n", config.id(), reason ? "skip: " + *reason : "runs here: " + expected.text);
+    std::cout << fmt::format("{:<{}} {}\n", config.id(), width, reason ? "skip: " + *reason : "runs here: " + expected.text);
     if (reason) continue;
     (expected.budgeted ? budgeted : fixed) += 1;
     budget_s += expected.budget_s;

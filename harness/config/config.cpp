@@ -19,7 +19,7 @@ std::vector<std::string> split(const std::string& text, char sep) {
 UsageError bad_id(const std::string& id, const std::string& why) {
   return UsageError("config id '" + id + "': " + why +
                     " (expected workload/device/precision[/pinned|pageable][/dp|ddp-N]"
-                    "[/adam-foreach|adam-fused|channels-last], e.g. mlp/cpu/fp32, cnn/cuda/amp-fp16/pinned)");
+                    "[/adam-foreach|adam-fused|channels-last|graph], e.g. mlp/cpu/fp32, cnn/cuda/amp-fp16/pinned)");
 }
 
 Precision parse_precision(const std::string& id, const std::string& text, DeviceKind device) {
@@ -62,12 +62,20 @@ bool parse_variant(const std::string& id, const std::string& text, Config& confi
   if (text == "adam-foreach") config.variant = Variant::AdamForeach;
   else if (text == "adam-fused") config.variant = Variant::AdamFused;
   else if (text == "channels-last") config.variant = Variant::ChannelsLast;
+  else if (text == "graph") config.variant = Variant::CudaGraph;
   else return false;
   if (config.parallel != ParallelMode::Single) throw bad_id(id, "'" + text + "' is measured on a single process only");
-  if (config.precision != Precision::Fp32 && config.precision != Precision::Tf32)
-    throw bad_id(id, "'" + text + "' is measured in fp32 (or tf32) only, against the same config without it");
+  const bool full_precision = config.precision == Precision::Fp32 || config.precision == Precision::Tf32;
+  // Multi-tensor Adam also under fp16 autocast: the fused kernel takes the GradScaler's
+  // scale and inf flag (PyTorch's AMP + fused path).
+  const bool adam = config.variant == Variant::AdamForeach || config.variant == Variant::AdamFused;
+  if (!full_precision && !(adam && config.precision == Precision::AmpFp16))
+    throw bad_id(id, "'" + text + "' is measured in fp32 or tf32" + std::string(adam ? " (or amp-fp16)" : "") +
+                         ", against the same config without it");
   if (config.variant == Variant::ChannelsLast && config.workload != "cnn")
     throw bad_id(id, "channels-last applies to the cnn workload only (the others have no 4-d tensors)");
+  if (config.variant == Variant::CudaGraph && config.device != DeviceKind::Cuda)
+    throw bad_id(id, "graph (the step captured in a CUDA Graph) needs device cuda");
   return true;
 }
 
@@ -103,6 +111,7 @@ std::string to_string(Variant variant) {
     case Variant::AdamForeach: return "adam-foreach";
     case Variant::AdamFused: return "adam-fused";
     case Variant::ChannelsLast: return "channels-last";
+    case Variant::CudaGraph: return "graph";
   }
   return "?";
 }

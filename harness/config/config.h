@@ -12,8 +12,9 @@ enum class HostMemory { Pageable, Pinned };
 enum class ParallelMode { Single, DataParallel, Ddp };
 // A tuning technique on top of a single-process config: Adam as one multi-tensor
 // (_foreach_*) or fused (_fused_adam_) kernel instead of a loop over parameters, or the
-// CNN's parameters and inputs in channels_last memory format.
-enum class Variant { None, AdamForeach, AdamFused, ChannelsLast };
+// CNN's parameters and inputs in channels_last memory format, or the whole step (forward,
+// backward, fused Adam) captured once in a CUDA Graph and replayed.
+enum class Variant { None, AdamForeach, AdamFused, ChannelsLast, CudaGraph };
 
 // One point of the matrix: plain data with a stable id used as report key, NVTX name and
 // compare key. Grammar:  workload/device/precision[/hostmem][/parallel][/variant]
@@ -21,7 +22,9 @@ enum class Variant { None, AdamForeach, AdamFused, ChannelsLast };
 //   cuda: cnn/cuda/fp32/pageable   cnn/cuda/amp-fp16/pinned   cnn/cuda/fp32/pinned/dp
 //         cnn/cuda/fp32/pinned/ddp-1  (host memory defaults to pinned when omitted)
 //   variants (single process, fp32 or tf32): mlp/cpu/fp32/adam-foreach  mlp/cuda/fp32/pinned/adam-fused
-//         cnn/cpu/fp32/channels-last (cnn only)   tf32: cnn/cuda/tf32/pinned
+//         cnn/cpu/fp32/channels-last (cnn only)   mlp/cuda/fp32/pinned/graph (cuda only)
+//         Adam variants also under amp-fp16: mlp/cuda/amp-fp16/pinned/adam-fused
+//   tf32: cnn/cuda/tf32/pinned
 struct Config {
   std::string workload;
   DeviceKind device = DeviceKind::Cpu;
@@ -41,6 +44,6 @@ std::string to_string(DeviceKind device);
 std::string to_string(Precision precision);
 std::string to_string(HostMemory memory);
 std::string to_string(ParallelMode mode);
-std::string to_string(Variant variant);  // "none", "adam-foreach", "adam-fused", "channels-last"
+std::string to_string(Variant variant);  // "none", "adam-foreach", "adam-fused", "channels-last", "graph"
 
 }  // namespace gpubench

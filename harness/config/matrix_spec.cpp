@@ -63,6 +63,10 @@ std::vector<Config> techniques(const std::string& workload, const MatrixRequest&
   configs.insert(configs.end(), gpu.begin(), gpu.end());
   if (cnn) configs.push_back(make(D::Cuda, P::Fp32, H::Pinned, M::Single, 1, V::ChannelsLast));
   for (const Variant variant : adam_variants) configs.push_back(make(D::Cuda, P::Fp32, H::Pinned, M::Single, 1, variant));
+  // PyTorch's AMP + fused path (the kernel unscales), and the step as one CUDA Graph
+  // (compared with the eager fused-Adam row: the same kernels, launched one by one).
+  configs.push_back(make(D::Cuda, P::AmpFp16, H::Pinned, M::Single, 1, V::AdamFused));
+  configs.push_back(make(D::Cuda, P::Fp32, H::Pinned, M::Single, 1, V::CudaGraph));
   return configs;
 }
 
@@ -78,8 +82,8 @@ const std::vector<std::pair<std::string, GroupFilter>>& groups() {
       {"pinned", [](const Config& c) { return c.device == DeviceKind::Cuda && c.precision == Precision::Fp32 && c.parallel == ParallelMode::Single && c.variant == Variant::None; }},
       // single-process baselines are included so dp and ddp rows have their comparison.
       {"parallel", [](const Config& c) { return c.precision == Precision::Fp32 && c.variant == Variant::None && (c.device == DeviceKind::Cpu || c.host_memory == HostMemory::Pinned); }},
-      // The tuning knobs (fused/foreach Adam, channels_last, TF32) with the fp32 rows they are compared against.
-      {"tuning", [](const Config& c) { return c.parallel == ParallelMode::Single && (c.precision == Precision::Fp32 || c.precision == Precision::Tf32) && (c.device == DeviceKind::Cpu || c.host_memory == HostMemory::Pinned); }},
+      // The tuning knobs (fused/foreach Adam, channels_last, TF32, CUDA Graphs) with the rows they are compared against.
+      {"tuning", [](const Config& c) { return c.parallel == ParallelMode::Single && (c.precision == Precision::Fp32 || c.precision == Precision::Tf32 || (c.precision == Precision::AmpFp16 && c.device == DeviceKind::Cuda)) && (c.device == DeviceKind::Cpu || c.host_memory == HostMemory::Pinned); }},
   };
   return table;
 }

@@ -12,6 +12,7 @@
 #include "profile/cupti_trace_spans.h"
 #include "profile/trace_span_json.h"
 #include "run/checkpoint_check.h"
+#include "run/cuda_graph_step.h"
 #include "run/execution_plan.h"
 #include "run/channels_last.h"
 #include "run/multi_tensor_adam.h"
@@ -90,6 +91,11 @@ StoppingRule fixed_count_for_ranks(StoppingRule rule, bool overhead) {
   return rule;
 }
 
+int warmup_steps_for(const Config& config, int resolved_warmup) {
+  constexpr int kGraphEagerWarmupSteps = 3;
+  return config.variant == Variant::CudaGraph ? std::max(resolved_warmup, kGraphEagerWarmupSteps) : resolved_warmup;
+}
+
 namespace {
 
 // Adam lr 1e-3 for every workload: LibTorch's per-parameter loop, or one multi-tensor pass
@@ -98,7 +104,8 @@ std::unique_ptr<torch::optim::Adam> make_optimizer(const Config& config, const s
   const torch::optim::AdamOptions options(1e-3);
   if (config.variant == Variant::AdamForeach)
     return std::make_unique<MultiTensorAdam>(parameters, options, MultiTensorAdam::Kernel::Foreach);
-  if (config.variant == Variant::AdamFused)
+  // A graph replays the optimizer too: fused Adam keeps its step counts on the device.
+  if (config.variant == Variant::AdamFused || config.variant == Variant::CudaGraph)
     return std::make_unique<MultiTensorAdam>(parameters, options, MultiTensorAdam::Kernel::Fused);
   return std::make_unique<torch::optim::Adam>(parameters, options);
 }
@@ -118,6 +125,7 @@ struct PreparedConfig {
   std::int64_t shard_samples = 0;  // per rank; dataset_samples for one process
   ExecutionPlan plan;
   std::unique_ptr<DdpSession> ddp;
+  std::unique_ptr<CudaGraphStep> graph;  // the graph variant; its side stream is current while it lives
   Model model;
   std::unique_ptr<torch::optim::Adam> optimizer;
   std::unique_ptr<BatchSource> source;
@@ -196,6 +204,7 @@ TrainerSpec trainer_spec(PreparedConfig& c) {
   spec.synchronize = c.plan.synchronize;
   spec.data_parallel_devices = c.plan.data_parallel_devices;
   spec.channels_last_input = c.config.variant == Variant::ChannelsLast;
+  spec.graph = c.graph.get();
   if (c.ddp) spec.gradient_sync = &c.ddp->attach(c.model.module->parameters());
   return spec;
 }
@@ -207,8 +216,10 @@ void prepare(PreparedConfig& c) {
   torch::manual_seed(settings.seed);
   c.workload = make_workload(c.config.workload);
   c.sizes = resolve_sizes(c.config.workload, settings);
+  c.sizes.warmup = warmup_steps_for(c.config, c.sizes.warmup);
   TensorDataset dataset = load_dataset(c);
   plan_devices(c);
+  if (c.config.variant == Variant::CudaGraph) c.graph = std::make_unique<CudaGraphStep>(c.plan.device);
   c.model = c.workload->make_model();
   c.model.module->to(c.plan.device);
   if (c.config.variant == Variant::ChannelsLast) to_channels_last(*c.model.module);
@@ -305,6 +316,8 @@ nlohmann::json collect(PreparedConfig& c, const TrainingRun& run) {
   const bool reporting = !c.ddp || c.ddp->rank() == 0;
   // The ranks hold the same parameters: only the reporting process checks the round trip,
   // in a directory of its own (no other user can plant a symlink for torch::save to follow).
+  // Replays advanced only the device's step counts; the checkpoint saves the host's.
+  if (c.graph) static_cast<MultiTensorAdam&>(*c.optimizer).read_step_counts_from_device();
   CheckpointCheck checkpoint;
   if (reporting) {
     const PrivateDir checkpoint_dir(c.settings->scratch_dir);
@@ -315,6 +328,10 @@ nlohmann::json collect(PreparedConfig& c, const TrainingRun& run) {
   nlohmann::json result = describe_run(c, run);
   c.probes.all.write_result(result);
   c.plan.scaler->write_result(result);
+  if (c.graph) {
+    result["cuda_graph"] = c.graph->describe();
+    result["cuda_graph"]["eager_warmup_steps"] = c.sizes.warmup;
+  }
   if (c.overhead)
     result["overhead"] =
         overhead_json(*c.overhead, run.step_ms, c.probes.cost->measured_step_us(),

@@ -20,6 +20,9 @@ struct ResolvedSizes {
   StoppingRule stopping;  // exact when --steps was given
 };
 ResolvedSizes resolve_sizes(const std::string& workload, const RunSettings& settings);
+// The warm-up a config runs: the graph variant warms up eagerly at least 3 steps before
+// its capture (PyTorch's recipe); every other config as resolved.
+int warmup_steps_for(const Config& config, int resolved_warmup);
 
 // DDP ranks must run the same number of steps (each waits for the others' gradients), but
 // each would judge noise and budget on its own clock: a budgeted rule becomes a fixed

@@ -8,6 +8,7 @@
 #include <tuple>
 #include <vector>
 
+#include "run/amp_scaling_optimizer.h"
 
 namespace gpubench {
 namespace {
@@ -97,6 +98,12 @@ torch::Tensor GradScaler::scale(const torch::Tensor& loss) {
 void GradScaler::unscale(torch::optim::Optimizer& optimizer) {
   if (!scale_.defined()) throw std::logic_error("GradScaler::unscale/step called before scale(): there is nothing to unscale");
   if (unscaled_) throw std::logic_error("GradScaler::unscale called twice since the last update()");
+  // 1/scale computed in double and rounded to float, as PyTorch does.
+  check_gradients(optimizer, scale_.to(torch::kDouble).reciprocal().to(torch::kFloat));
+  unscaled_ = true;
+}
+
+void GradScaler::check_gradients(torch::optim::Optimizer& optimizer, const torch::Tensor& inv_scale) {
   // One foreach call per (device, dtype), as PyTorch groups them (the kernel wants one of each).
   std::map<std::tuple<c10::DeviceType, c10::DeviceIndex, c10::ScalarType>, std::vector<torch::Tensor>> groups;
   for (auto& group : optimizer.param_groups())
@@ -106,8 +113,6 @@ void GradScaler::unscale(torch::optim::Optimizer& optimizer) {
       if (grad.is_sparse()) throw std::runtime_error("GradScaler: sparse gradients are not supported");
       groups[{grad.device().type(), grad.device().index(), grad.scalar_type()}].push_back(grad);
     }
-  // 1/scale computed in double and rounded to float, as PyTorch does.
-  const auto inv_scale = scale_.to(torch::kDouble).reciprocal().to(torch::kFloat);
   found_inf_ = torch::zeros({1}, scale_.options().dtype(torch::kFloat));
   for (auto& [key, grads] : groups) {
     const torch::Device device = grads.front().device();
@@ -122,11 +127,12 @@ void GradScaler::unscale(torch::optim::Optimizer& optimizer) {
     }
     found_inf_.add_(found.to(found_inf_.device(), torch::kFloat, /*non_blocking=*/true));
   }
-  unscaled_ = true;
 }
 
 bool GradScaler::step(torch::optim::Optimizer& optimizer) {
   if (stepped_) throw std::logic_error("GradScaler::step called twice without update() in between");
+  auto* scaling = dynamic_cast<AmpScalingOptimizer*>(&optimizer);
+  if (!unscaled_ && scaling != nullptr && scaling->supports_amp_scaling()) return step_in_optimizer(optimizer, *scaling);
   if (!unscaled_) unscale(optimizer);
   stepped_ = true;
   ++steps_;
@@ -138,6 +144,19 @@ bool GradScaler::step(torch::optim::Optimizer& optimizer) {
   }
   optimizer.step();
   return true;
+}
+
+// PyTorch's path for a fused optimizer: the gradients are only checked (inv_scale 1, as
+// GradScaler._check_inf_per_device), and the optimizer's kernel unscales and skips.
+bool GradScaler::step_in_optimizer(torch::optim::Optimizer& optimizer, AmpScalingOptimizer& scaling) {
+  if (!scale_.defined()) throw std::logic_error("GradScaler::step called before scale(): there is nothing to unscale");
+  check_gradients(optimizer, torch::ones({1}, scale_.options().dtype(torch::kFloat)));
+  stepped_ = true;
+  ++steps_;
+  ++optimizer_unscaled_steps_;
+  last_found_inf_ = !scaling.step_scaled(scale_, found_inf_);
+  if (last_found_inf_) ++skipped_steps_;
+  return !last_found_inf_;
 }
 
 void GradScaler::update() {
@@ -188,7 +207,8 @@ void GradScaler::write_result(nlohmann::json& result) const {
                            {"steps", steps_},
                            {"skipped_steps", skipped_steps_},
                            {"scale_growths", scale_growths_},
-                           {"unscale_kernel", unscale_kernel()}};
+                           {"unscale_kernel", unscale_kernel()},
+                           {"unscaled_in_optimizer_steps", optimizer_unscaled_steps_}};
 }
 
 }  // namespace gpubench

@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 #include <torch/torch.h>
 
+#include "run/amp_scaling_optimizer.h"
 #include "run/loss_scaler.h"
 
 namespace gpubench {
@@ -27,7 +28,9 @@ enum class AmpKernels { Auto, Aten, TensorOps };
 // Dynamic loss scaling for fp16 autocast (what torch.amp.GradScaler does):
 //  scale(loss)     loss * scale
 //  step(optimizer) unscales every gradient in place (grad *= 1/scale) while checking for
-//                  inf/NaN; steps the optimizer only if all were finite
+//                  inf/NaN; steps the optimizer only if all were finite. An optimizer that
+//                  unscales in its own kernel (AmpScalingOptimizer: fused Adam) gets the
+//                  scale and the inf flag instead, after a check-only pass, as PyTorch does
 //  update()        inf/NaN found: scale *= backoff_factor and the clean-step count resets;
 //                  otherwise after growth_interval clean steps in a row scale *= growth_factor
 //                  (never to inf)
@@ -42,7 +45,8 @@ class GradScaler final : public LossScaler {
   bool step(torch::optim::Optimizer& optimizer) override;
   void update() override;
   // {"grad_scaler": {init_scale, final_scale, growth_factor, backoff_factor,
-  //   growth_interval, steps, skipped_steps, scale_growths, unscale_kernel}}
+  //   growth_interval, steps, skipped_steps, scale_growths, unscale_kernel,
+  //   unscaled_in_optimizer_steps}}
   void write_result(nlohmann::json& result) const override;
 
   // PyTorch's unscale_(): unscales the gradients now (e.g. before clipping); step() then
@@ -64,6 +68,9 @@ class GradScaler final : public LossScaler {
 
  private:
   bool use_aten(c10::DeviceType device) const;
+  // Flags inf/NaN gradients into found_inf_ while multiplying them by inv_scale (1: check only).
+  void check_gradients(torch::optim::Optimizer& optimizer, const torch::Tensor& inv_scale);
+  bool step_in_optimizer(torch::optim::Optimizer& optimizer, AmpScalingOptimizer& scaling);
 
   GradScalerOptions options_;
   AmpKernels kernels_;
@@ -76,6 +83,7 @@ class GradScaler final : public LossScaler {
   float host_scale_ = 0;          // host mirror of scale_ (update() keeps both in step)
   std::int64_t host_tracker_ = 0; // host mirror of growth_tracker_
   std::int64_t steps_ = 0, skipped_steps_ = 0, scale_growths_ = 0;
+  std::int64_t optimizer_unscaled_steps_ = 0;  // steps whose unscale ran in the optimizer's kernel
   bool used_aten_ = false, used_tensor_ops_ = false;
 };
 

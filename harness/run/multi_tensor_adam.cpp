@@ -56,6 +56,14 @@ void MultiTensorAdam::foreach_update(Lists& l, const torch::optim::AdamOptions& 
   at::_foreach_addcdiv_(l.params, l.exp_avgs, denominators, -o.lr() / bias_correction1);
 }
 
+void MultiTensorAdam::fused_update(Lists& l, const torch::optim::AdamOptions& o,
+                                   const std::optional<torch::Tensor>& grad_scale,
+                                   const std::optional<torch::Tensor>& found_inf) {
+  at::_fused_adam_(l.params, l.grads, l.exp_avgs, l.exp_avg_sqs, {}, l.steps, o.lr(), std::get<0>(o.betas()),
+                   std::get<1>(o.betas()), o.weight_decay(), o.eps(), /*amsgrad=*/false, /*maximize=*/false, grad_scale,
+                   found_inf);
+}
+
 torch::Tensor MultiTensorAdam::step(LossClosure closure) {
   torch::NoGradGuard no_grad;
   torch::Tensor loss;
@@ -69,15 +77,48 @@ torch::Tensor MultiTensorAdam::step(LossClosure closure) {
     const auto& options = static_cast<const torch::optim::AdamOptions&>(group.options());
     for (auto* state : lists.states) state->step(state->step() + 1);
     at::_foreach_add_(lists.steps, 1);
-    if (kernel_ == Kernel::Foreach) {
+    if (kernel_ == Kernel::Foreach)
       foreach_update(lists, options);
-    } else {
-      at::_fused_adam_(lists.params, lists.grads, lists.exp_avgs, lists.exp_avg_sqs, {}, lists.steps, options.lr(),
-                       std::get<0>(options.betas()), std::get<1>(options.betas()), options.weight_decay(), options.eps(),
-                       /*amsgrad=*/false, /*maximize=*/false);
-    }
+    else
+      fused_update(lists, options, std::nullopt, std::nullopt);
   }
   return loss;
+}
+
+// PyTorch's _fused_adam with grad_scale and found_inf: the steps count up, the kernel
+// skips the update where found_inf is set, and the counts come back down by found_inf, all
+// on the device.
+bool MultiTensorAdam::step_scaled(const torch::Tensor& grad_scale, const torch::Tensor& found_inf) {
+  if (kernel_ != Kernel::Fused)
+    throw std::logic_error("MultiTensorAdam::step_scaled: only the fused kernel unscales; foreach needs unscaled gradients");
+  torch::NoGradGuard no_grad;
+  // The kernel and the step counts want 0-d tensors; the scaler keeps 1-element ones.
+  const torch::Tensor scale = grad_scale.reshape({});
+  const torch::Tensor inf = found_inf.reshape({});
+  std::vector<torch::optim::AdamParamState*> stepped_states;
+  for (auto& group : param_groups_) {
+    Lists lists = gather(group);
+    if (lists.params.empty()) continue;
+    const auto& options = static_cast<const torch::optim::AdamOptions&>(group.options());
+    at::_foreach_add_(lists.steps, 1);
+    fused_update(lists, options, scale, inf);
+    at::_foreach_sub_(lists.steps, std::vector<torch::Tensor>(lists.steps.size(), inf));
+    stepped_states.insert(stepped_states.end(), lists.states.begin(), lists.states.end());
+  }
+  const bool stepped = !(inf.item<float>() > 0);
+  if (stepped)
+    for (auto* state : stepped_states) state->step(state->step() + 1);
+  return stepped;
+}
+
+void MultiTensorAdam::read_step_counts_from_device() {
+  for (auto& group : param_groups_)
+    for (const auto& param : group.params()) {
+      const auto step = step_tensors_.find(param.unsafeGetTensorImpl());
+      const auto state = state_.find(param.unsafeGetTensorImpl());
+      if (step == step_tensors_.end() || state == state_.end()) continue;
+      static_cast<torch::optim::AdamParamState&>(*state->second).step(std::llround(step->second.item<double>()));
+    }
 }
 
 }  // namespace gpubench

@@ -23,8 +23,66 @@ auto Trainer::phase(Phase phase, Body&& body) {
   }
 }
 
+torch::Tensor Trainer::input_of(const Batch& batch) const {
+  return spec_.channels_last_input ? batch.data.contiguous(torch::MemoryFormat::ChannelsLast) : batch.data;
+}
+
+torch::Tensor Trainer::eager_step(Model& model, torch::optim::Optimizer& optimizer, const Workload& workload,
+                                  const Batch& batch, LossScaler& scaler, TrainingRun& run) {
+  torch::Tensor loss = phase(Phase::Forward, [&] {
+    if (spec_.test_delay_ms > 0)
+      std::this_thread::sleep_for(std::chrono::duration<double, std::milli>(spec_.test_delay_ms));
+    AutocastScope autocast(spec_.device.type(), spec_.autocast_dtype, spec_.autocast);
+    const torch::Tensor input = input_of(batch);
+    const auto output = spec_.data_parallel_devices.empty() ? model.forward(input)
+                                                             : model.data_parallel_forward(input, spec_.data_parallel_devices);
+    return workload.loss(output, batch.target);
+  });
+  phase(Phase::Backward, [&] {
+    optimizer.zero_grad();  // set_to_none, as Python: no memset per parameter
+    if (spec_.gradient_sync) spec_.gradient_sync->begin_backward();
+    scaler.scale(loss).backward();
+    // DDP's wait for the last all-reduce belongs to Backward: exposed communication
+    // shows as backward time and the Optimizer phase stays comparable to one process.
+    if (spec_.gradient_sync) spec_.gradient_sync->finish_backward();
+  });
+  phase(Phase::Optimizer, [&] {
+    if (!scaler.step(optimizer)) ++run.optimizer_steps_skipped;
+    scaler.update();
+  });
+  return loss;
+}
+
+void Trainer::capture_step(Model& model, torch::optim::Optimizer& optimizer, const Workload& workload,
+                           const Batch& example) {
+  static_batch_ = Batch(example.data.clone(), example.target.clone());
+  optimizer.zero_grad();  // to none: the captured backward allocates the gradients each replay rewrites
+  spec_.graph->capture([&] {
+    AutocastScope autocast(spec_.device.type(), spec_.autocast_dtype, spec_.autocast);
+    static_loss_ = workload.loss(model.forward(input_of(static_batch_)), static_batch_.target);
+    static_loss_.backward();
+    optimizer.step();
+  });
+}
+
+Batch Trainer::into_static_input(Batch batch) {
+  // On the graph's stream, before the replay that reads them.
+  static_batch_.data.copy_(batch.data, /*non_blocking=*/true);
+  static_batch_.target.copy_(batch.target, /*non_blocking=*/true);
+  return Batch(static_batch_.data, static_batch_.target);
+}
+
+torch::Tensor Trainer::replayed_step() {
+  phase(Phase::Forward, [&] { spec_.graph->replay(); });
+  phase(Phase::Backward, [] {});
+  phase(Phase::Optimizer, [] {});
+  return static_loss_;
+}
+
 TrainingRun Trainer::run(Model& model, torch::optim::Optimizer& optimizer, const Workload& workload,
                          BatchSource& source, LossScaler& scaler) {
+  if (spec_.graph && spec_.warmup_steps < 1)
+    throw std::invalid_argument("Trainer: a CUDA Graph step needs at least one eager warm-up step before its capture");
   TrainingRun run;
   model.module->train();
   probes_.run_begin(spec_.config_id);
@@ -42,34 +100,18 @@ TrainingRun Trainer::run(Model& model, torch::optim::Optimizer& optimizer, const
         break;
       }
     }
+    // Captured between warm-up and the first measured step, outside every probe's step.
+    if (measured && spec_.graph && !spec_.graph->captured()) capture_step(model, optimizer, workload, run.last_batch);
     sync_phases_ = !spec_.sync_each_phase || spec_.sync_each_phase(step);
     const auto step_start = std::chrono::steady_clock::now();
     probes_.step_begin(step, measured);
     Batch host = phase(Phase::Data, [&] { return source.next(); });
-    Batch batch = phase(Phase::H2D, [&] { return source.to_device(std::move(host)); });
-    torch::Tensor loss = phase(Phase::Forward, [&] {
-      if (spec_.test_delay_ms > 0)
-        std::this_thread::sleep_for(std::chrono::duration<double, std::milli>(spec_.test_delay_ms));
-      AutocastScope autocast(spec_.device.type(), spec_.autocast_dtype, spec_.autocast);
-      const torch::Tensor input =
-          spec_.channels_last_input ? batch.data.contiguous(torch::MemoryFormat::ChannelsLast) : batch.data;
-      const auto output = spec_.data_parallel_devices.empty()
-                              ? model.forward(input)
-                              : model.data_parallel_forward(input, spec_.data_parallel_devices);
-      return workload.loss(output, batch.target);
+    const bool replay = spec_.graph && spec_.graph->captured();
+    Batch batch = phase(Phase::H2D, [&] {
+      Batch on_device = source.to_device(std::move(host));
+      return replay ? into_static_input(std::move(on_device)) : on_device;
     });
-    phase(Phase::Backward, [&] {
-      optimizer.zero_grad();  // set_to_none, as Python: no memset per parameter
-      if (spec_.gradient_sync) spec_.gradient_sync->begin_backward();
-      scaler.scale(loss).backward();
-      // DDP's wait for the last all-reduce belongs to Backward: exposed communication
-      // shows as backward time and the Optimizer phase stays comparable to one process.
-      if (spec_.gradient_sync) spec_.gradient_sync->finish_backward();
-    });
-    phase(Phase::Optimizer, [&] {
-      if (!scaler.step(optimizer)) ++run.optimizer_steps_skipped;
-      scaler.update();
-    });
+    torch::Tensor loss = replay ? replayed_step() : eager_step(model, optimizer, workload, batch, scaler, run);
     if (!sync_phases_) spec_.synchronize();
     probes_.step_end(step, measured);
     last_step_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - step_start).count();

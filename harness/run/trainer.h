@@ -7,6 +7,7 @@
 #include "profile/probe.h"
 #include "parallel/gradient_sync.h"
 #include "run/batch_source.h"
+#include "run/cuda_graph_step.h"
 #include "run/loss_scaler.h"
 #include "stats/stopping_rule.h"
 #include "workloads/workload.h"
@@ -34,6 +35,10 @@ struct TrainerSpec {
   // channels_last configs: the batch is re-laid out to NHWC inside Forward (as
   // `x.to(memory_format=torch.channels_last)` in a Python loop), matching the model.
   bool channels_last_input = false;
+  // Set for the graph variant: after the (eager) warm-up steps, the step is captured once
+  // and every measured step replays it (needs warmup_steps >= 1 and an optimizer that
+  // steps on the device: fused Adam).
+  CudaGraphStep* graph = nullptr;
   // Set for DDP: averages gradients across ranks inside the Backward phase.
   GradientSync* gradient_sync = nullptr;
   // Set for budgeted DDP: called once after warm-up with the last warm-up step's ms;
@@ -67,10 +72,22 @@ class Trainer {
  private:
   template <class Body>
   auto phase(Phase phase, Body&& body);
+  torch::Tensor input_of(const Batch& batch) const;
+  // Forward (autocast) -> loss -> zero_grad/backward (scaled) -> optimizer step, a phase each.
+  torch::Tensor eager_step(Model& model, torch::optim::Optimizer& optimizer, const Workload& workload,
+                           const Batch& batch, LossScaler& scaler, TrainingRun& run);
+  // Records that step into spec_.graph on static copies of `example`; runs nothing.
+  void capture_step(Model& model, torch::optim::Optimizer& optimizer, const Workload& workload, const Batch& example);
+  // Copies a device batch into the graph's static input (in the H2D phase); returns it.
+  Batch into_static_input(Batch batch);
+  // Replays the graph in the Forward phase (Backward and Optimizer stay empty); its loss.
+  torch::Tensor replayed_step();
 
   TrainerSpec spec_;
   Probe& probes_;
   bool sync_phases_ = true;  // this step's phases end with a device sync
+  Batch static_batch_;       // the graph variant's input and loss, read and written by every replay
+  torch::Tensor static_loss_;
 };
 
 }  // namespace gpubench

@@ -56,6 +56,27 @@ TEST(Comparisons, CudaDdpPairsWhateverItsRankCount) {
   EXPECT_DOUBLE_EQ(comparisons[2]["speedup"].get<double>(), 4.0);
 }
 
+// A graph replays fused Adam's kernels: it is compared with the eager fused-Adam row, so the
+// ratio is the launch overhead saved, not the optimizer change; AMP + fused with AMP.
+TEST(Comparisons, GraphAgainstEagerFusedAdamAndFusedUnderAmp) {
+  const nlohmann::json results = {row("mlp/cuda/fp32/pinned", "ok", 1000, 1, 10),
+                                  row("mlp/cuda/amp-fp16/pinned", "ok", 1500, 1, 8),
+                                  row("mlp/cuda/fp32/pinned/adam-fused", "ok", 1200, 1, 10),
+                                  row("mlp/cuda/amp-fp16/pinned/adam-fused", "ok", 1800, 1, 8),
+                                  row("mlp/cuda/fp32/pinned/graph", "ok", 3000, 1, 12)};
+  const auto comparisons = compute_comparisons(results);
+  const auto find = [&](const std::string& candidate) {
+    for (const auto& c : comparisons)
+      if (c["candidate"] == candidate) return c;
+    return nlohmann::json();
+  };
+  EXPECT_EQ(find("mlp/cuda/fp32/pinned/graph")["kind"], "graph_vs_eager");
+  EXPECT_EQ(find("mlp/cuda/fp32/pinned/graph")["baseline"], "mlp/cuda/fp32/pinned/adam-fused");
+  EXPECT_DOUBLE_EQ(find("mlp/cuda/fp32/pinned/graph")["speedup"].get<double>(), 2.5);
+  EXPECT_EQ(find("mlp/cuda/amp-fp16/pinned/adam-fused")["baseline"], "mlp/cuda/amp-fp16/pinned");
+  EXPECT_DOUBLE_EQ(find("mlp/cuda/amp-fp16/pinned/adam-fused")["speedup"].get<double>(), 1.2);
+}
+
 TEST(ReportFormat, TableAndMarkdownShowRowsReasonsAndSpeedups) {
   nlohmann::json report = {{"tool", {{"version", "0.1.0"}, {"git_commit", "abc"}}},
                            {"env", {{"cpu_model", "Test CPU"}, {"torch_version", "1.13.0"}, {"threads", 2}}},

@@ -22,9 +22,10 @@ TEST(List, SaysWhatEachConfigRunsAndTheExpectedDuration) {
   const auto result = test_support::run_command(std::string(GPUBENCH_EXE) +
                                                 " --matrix mlp/cpu/fp32,mlp/cpu/fp32/ddp-2 --preset quick --list");
   ASSERT_EQ(result.exit_code, 0) << result.output;
-  EXPECT_NE(result.output.find("mlp/cpu/fp32                               runs here: 1 warm-up + 3-30 steps, at most ~5 s measured"),
+  // Ids padded to the longest one listed, so the plans line up.
+  EXPECT_NE(result.output.find("mlp/cpu/fp32       runs here: 1 warm-up + 3-30 steps, at most ~5 s measured"),
             std::string::npos) << result.output;
-  EXPECT_NE(result.output.find("mlp/cpu/fp32/ddp-2                         runs here: 1 warm-up + 3-15 steps, the ranks' "
+  EXPECT_NE(result.output.find("mlp/cpu/fp32/ddp-2 runs here: 1 warm-up + 3-15 steps, the ranks' "
                                "agreed count for ~5 s"), std::string::npos)
       << result.output;
   EXPECT_NE(result.output.find("expected: 2 config(s) on a time budget, at most ~10 s of measuring together; 0 on a fixed "

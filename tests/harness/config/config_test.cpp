@@ -12,7 +12,8 @@ TEST(ConfigId, RoundTripsEveryCanonicalForm) {
                                "cnn/cuda/fp32/pinned", "cnn/cuda/amp-fp16/pinned", "cnn/cuda/amp-bf16/pinned",
                                "cnn/cuda/fp32/pinned/dp", "transformer/cuda/fp32/pinned/ddp-8", "cnn/cuda/tf32/pinned",
                                "mlp/cpu/fp32/adam-foreach", "mlp/cuda/fp32/pinned/adam-fused", "cnn/cpu/fp32/channels-last",
-                               "cnn/cuda/tf32/pinned/channels-last"})
+                               "cnn/cuda/tf32/pinned/channels-last", "mlp/cuda/fp32/pinned/graph",
+                               "cnn/cuda/tf32/pinned/graph", "mlp/cuda/amp-fp16/pinned/adam-fused"})
     EXPECT_EQ(Config::parse(id).id(), id);
 }
 
@@ -35,6 +36,7 @@ TEST(ConfigId, ParsesFields) {
   EXPECT_EQ(Config::parse("mlp/cpu/fp32/adam-fused").variant, Variant::AdamFused);
   EXPECT_EQ(Config::parse("cnn/cuda/fp32/channels-last").id(), "cnn/cuda/fp32/pinned/channels-last");
   EXPECT_EQ(Config::parse("cnn/cuda/tf32").precision, Precision::Tf32);
+  EXPECT_EQ(Config::parse("mlp/cuda/fp32/graph").variant, Variant::CudaGraph);
 }
 
 void expect_rejected(const std::string& id, const std::string& fragment) {
@@ -62,7 +64,12 @@ TEST(ConfigId, RejectsBadIdsNamingTheProblem) {
   expect_rejected("mlp/cpu/tf32", "not a CPU precision");
   expect_rejected("mlp/cpu/fp32/channels-last", "cnn workload only");
   expect_rejected("mlp/cpu/fp32/ddp-2/adam-fused", "single process only");
-  expect_rejected("mlp/cpu/bf16/adam-fused", "fp32 (or tf32) only");
+  expect_rejected("mlp/cpu/bf16/adam-fused", "fp32 or tf32 (or amp-fp16)");
+  expect_rejected("mlp/cuda/amp-bf16/adam-foreach", "fp32 or tf32 (or amp-fp16)");
+  expect_rejected("cnn/cuda/amp-fp16/channels-last", "fp32 or tf32, against");
+  expect_rejected("mlp/cpu/fp32/graph", "graph (the step captured in a CUDA Graph) needs device cuda");
+  expect_rejected("mlp/cuda/amp-fp16/graph", "fp32 or tf32, against");
+  expect_rejected("mlp/cuda/fp32/dp/graph", "single process only");
   expect_rejected("mlp/cpu/fp32/adam-fused/adam-foreach", "not understood");
 }
 

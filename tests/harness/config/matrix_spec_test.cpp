@@ -26,16 +26,18 @@ std::set<std::string> ids(const std::vector<Config>& configs) {
 TEST(MatrixSpec, AllHasEveryTechniqueOfTheMissionForEachWorkload) {
   const auto configs = expand_matrix(request("all"));
   const auto all = ids(configs);
-  // 10 techniques x 3 workloads; Adam variants on CUDA for all (2 each) and on the CPU for
-  // mlp (2), channels_last on both for the CNN (2): no duplicates.
-  EXPECT_EQ(configs.size(), 30u + 6u + 2u + 2u);
+  // 10 techniques x 3 workloads; Adam variants on CUDA for all (2 each, plus fused under
+  // amp-fp16) and on the CPU for mlp (2), channels_last on both for the CNN (2), the CUDA
+  // Graph step for all (1 each): no duplicates.
+  EXPECT_EQ(configs.size(), 30u + 9u + 2u + 2u + 3u);
   for (const std::string w : {"mlp", "cnn", "transformer"})
     for (const std::string t : {"cpu/fp32", "cpu/bf16", "cpu/fp32/ddp-2", "cuda/fp32/pageable", "cuda/fp32/pinned",
                                 "cuda/amp-fp16/pinned", "cuda/amp-bf16/pinned", "cuda/tf32/pinned", "cuda/fp32/pinned/dp",
                                 "cuda/fp32/pinned/ddp-1"})
       EXPECT_TRUE(all.count(w + "/" + t)) << w + "/" + t;
   for (const std::string w : {"mlp", "cnn", "transformer"})
-    for (const std::string t : {"cuda/fp32/pinned/adam-foreach", "cuda/fp32/pinned/adam-fused"})
+    for (const std::string t : {"cuda/fp32/pinned/adam-foreach", "cuda/fp32/pinned/adam-fused",
+                                "cuda/amp-fp16/pinned/adam-fused", "cuda/fp32/pinned/graph"})
       EXPECT_TRUE(all.count(w + "/" + t)) << w + "/" + t;
   EXPECT_TRUE(all.count("mlp/cpu/fp32/adam-foreach") && all.count("mlp/cpu/fp32/adam-fused"));
   EXPECT_TRUE(all.count("cnn/cpu/fp32/channels-last") && all.count("cnn/cuda/fp32/pinned/channels-last"));
@@ -69,7 +71,9 @@ TEST(MatrixSpec, GroupsSelectTheirTechniquesAndBaselines) {
   EXPECT_EQ(ids(expand_matrix(request("tuning", {"cnn"}))),
             (std::set<std::string>{"cnn/cpu/fp32", "cnn/cpu/fp32/channels-last", "cnn/cuda/fp32/pinned",
                                    "cnn/cuda/tf32/pinned", "cnn/cuda/fp32/pinned/channels-last",
-                                   "cnn/cuda/fp32/pinned/adam-foreach", "cnn/cuda/fp32/pinned/adam-fused"}));
+                                   "cnn/cuda/fp32/pinned/adam-foreach", "cnn/cuda/fp32/pinned/adam-fused",
+                                   "cnn/cuda/amp-fp16/pinned", "cnn/cuda/amp-fp16/pinned/adam-fused",
+                                   "cnn/cuda/fp32/pinned/graph"}));
 }
 
 TEST(MatrixSpec, IdListsAndGroupsMixWithoutDuplicates) {

@@ -3,8 +3,8 @@
 
 # 1. The parts of the GPU paths that need no GPU: GradScaler on CPU tensors (LibTorch's CPU
 #    kernels of its ops, and the tensor-op fallback), the H2D copy statistics, the CUDA skip
-#    reasons and the plan's refusal without a device.
-gpubench_test(test_gpu_paths grad_scaler_test.cpp gpu_h2d_stats_test.cpp gpu_capability_test.cpp)
+#    reasons, the plan's and the CUDA Graph step's refusal without a device.
+gpubench_test(test_gpu_paths grad_scaler_test.cpp gpu_h2d_stats_test.cpp gpu_capability_test.cpp cuda_graph_step_test.cpp)
 target_link_libraries(test_gpu_paths PRIVATE gpubench_run)
 gpubench_use_torch(test_gpu_paths)
 

@@ -231,5 +231,35 @@ TEST(GpuConfigs, AmpLossesMatchFp32OnTheSameSeedAndData) {
   EXPECT_NEAR(pageable["loss"]["first"].get<double>(), fp32["loss"]["first"].get<double>(), 1e-6);
 }
 
+// The graph replays the same kernels as eager fused Adam on the same batches: the same loss
+// curve (within float reassociation), every measured step a replay, the step counts saved.
+TEST(GpuConfigs, GraphReplaysTrainLikeEagerFusedAdam) {
+  REQUIRE_CUDA();
+  for (const std::string workload : {"mlp", "cnn", "transformer"}) {
+    SCOPED_TRACE(workload);
+    const nlohmann::json eager = run(workload + "/cuda/fp32/pinned/adam-fused");
+    const nlohmann::json graph = run(workload + "/cuda/fp32/pinned/graph");
+    ASSERT_TRUE(graph.contains("cuda_graph")) << graph.dump();
+    EXPECT_EQ(graph["cuda_graph"]["replays"].get<int>(), graph["steps"]["measured"].get<int>());
+    EXPECT_GT(graph["cuda_graph"]["capture_ms"].get<double>(), 0.0);
+    EXPECT_EQ(graph["checkpoint"]["outputs_equal"], true) << graph["checkpoint"].dump();
+    const auto& a = eager["loss"]["curve"];
+    const auto& b = graph["loss"]["curve"];
+    // The graph config warms up 3 steps (eager) against the eager row's 2: compare the
+    // common prefix of the same batches.
+    ASSERT_EQ(a.size(), b.size() - 1);
+    for (std::size_t i = 0; i < a.size(); ++i)
+      EXPECT_NEAR(b[i].get<double>(), a[i].get<double>(), 1e-3 * std::abs(a[i].get<double>()) + 1e-4) << "step " << i;
+  }
+}
+
+// PyTorch's AMP + fused path: fp16 with the scaler's scale and inf flag in the fused kernel.
+TEST(GpuConfigs, AmpFp16WithFusedAdamUnscalesInTheKernel) {
+  REQUIRE_CUDA();
+  const nlohmann::json result = run("mlp/cuda/amp-fp16/pinned/adam-fused");
+  EXPECT_EQ(result["grad_scaler"]["unscaled_in_optimizer_steps"].get<int>(), result["grad_scaler"]["steps"].get<int>());
+  EXPECT_TRUE(std::isfinite(result["loss"]["last"].get<double>()));
+}
+
 }  // namespace
 }  // namespace gpubench

@@ -6,6 +6,7 @@
 #include <limits>
 
 #include "run/batch_source.h"
+#include "run/multi_tensor_adam.h"
 #include "run/trainer.h"
 #include "workloads/workload.h"
 
@@ -293,22 +294,28 @@ TEST(GradScaler, FallbackMatchesTheAtenKernelsOnCpu) {
 
 // In fp32 a power-of-two scale is exact, so training through the GradScaler must give the
 // same losses as training without one: the Trainer's scale/step/update wiring is right.
+// Six mlp steps on the CPU from seed 11 through `scaler`, with plain Adam or fused Adam.
+TrainingRun train_mlp(LossScaler& scaler, bool fused_adam = false) {
+  torch::manual_seed(11);
+  const auto workload = make_workload("mlp");
+  Model model = workload->make_model();
+  const torch::optim::AdamOptions options(1e-3);
+  std::unique_ptr<torch::optim::Adam> optimizer =
+      fused_adam ? std::make_unique<MultiTensorAdam>(model.module->parameters(), options, MultiTensorAdam::Kernel::Fused)
+                 : std::make_unique<torch::optim::Adam>(model.module->parameters(), options);
+  LoaderOptions loader;
+  loader.batch_size = 32;
+  LoaderBatchSource source(workload->make_dataset({256, 3, ""}), loader, torch::kCPU);
+  ProbeSet probes;
+  TrainerSpec spec;
+  spec.stopping.exact = true;
+  spec.stopping.max_steps = 6;
+  spec.config_id = "mlp/cpu/fp32";
+  return Trainer(spec, probes).run(model, *optimizer, *workload, source, scaler);
+}
+
 TEST(GradScaler, TrainingThroughItMatchesNoScalingInFp32) {
-  const auto train = [](LossScaler& scaler) {
-    torch::manual_seed(11);
-    const auto workload = make_workload("mlp");
-    Model model = workload->make_model();
-    torch::optim::Adam optimizer(model.module->parameters(), torch::optim::AdamOptions(1e-3));
-    LoaderOptions loader;
-    loader.batch_size = 32;
-    LoaderBatchSource source(workload->make_dataset({256, 3, ""}), loader, torch::kCPU);
-    ProbeSet probes;
-    TrainerSpec spec;
-    spec.stopping.exact = true;
-    spec.stopping.max_steps = 6;
-    spec.config_id = "mlp/cpu/fp32";
-    return Trainer(spec, probes).run(model, optimizer, *workload, source, scaler);
-  };
+  const auto train = [](LossScaler& scaler) { return train_mlp(scaler); };
   PassThroughScaler none;
   GradScaler scaler;
   const TrainingRun plain = train(none);
@@ -316,6 +323,49 @@ TEST(GradScaler, TrainingThroughItMatchesNoScalingInFp32) {
   EXPECT_EQ(scaled.optimizer_steps_skipped, 0);
   EXPECT_EQ(scaler.steps(), 6);
   EXPECT_EQ(scaled.losses, plain.losses);
+}
+
+// PyTorch's AMP + fused path: the scaler only checks, the fused kernel unscales (exact for
+// a power-of-two scale) and skips on inf, so training matches unscaled fused Adam.
+TEST(GradScaler, FusedAdamUnscalesInItsKernelAndTrainsTheSame) {
+  const auto train = [](LossScaler& scaler) { return train_mlp(scaler, /*fused_adam=*/true); };
+  PassThroughScaler none;
+  GradScaler scaler;
+  const TrainingRun plain = train(none);
+  const TrainingRun scaled = train(scaler);
+  EXPECT_EQ(scaled.losses, plain.losses);
+  nlohmann::json result;
+  scaler.write_result(result);
+  EXPECT_EQ(result["grad_scaler"]["unscaled_in_optimizer_steps"], 6) << result.dump();
+  EXPECT_EQ(result["grad_scaler"]["skipped_steps"], 0);
+}
+
+TEST(GradScaler, FusedAdamSkipsAnInfStepOnTheDeviceStepCountsIncluded) {
+  torch::manual_seed(0);
+  auto w = torch::randn({8}).requires_grad_();
+  MultiTensorAdam adam({w}, torch::optim::AdamOptions(1e-2), MultiTensorAdam::Kernel::Fused);
+  GradScaler scaler = make_scaler();
+  const auto step_with = [&](const torch::Tensor& grad) {
+    w.mutable_grad() = grad * scaler.current_scale();
+    const bool stepped = scaler.step(adam);
+    scaler.update();
+    return stepped;
+  };
+  ASSERT_TRUE(step_with(torch::ones({8})));
+  const torch::Tensor after_one = w.detach().clone();
+  torch::Tensor bad = torch::ones({8});
+  bad[3] = kNaN;
+  EXPECT_FALSE(step_with(bad));
+  EXPECT_TRUE(torch::equal(w.detach(), after_one)) << "a skipped step must not move the parameter";
+  EXPECT_EQ(scaler.skipped_steps(), 1);
+  EXPECT_EQ(scaler.current_scale(), 32768.0);
+  const auto& state = static_cast<torch::optim::AdamParamState&>(*adam.state().at(w.unsafeGetTensorImpl()));
+  EXPECT_EQ(state.step(), 1);
+  adam.read_step_counts_from_device();  // the device count must agree with the host's
+  EXPECT_EQ(state.step(), 1);
+  ASSERT_TRUE(step_with(torch::ones({8})));
+  EXPECT_EQ(state.step(), 2);
+  EXPECT_FALSE(torch::equal(w.detach(), after_one));
 }
 
 }  // namespace
