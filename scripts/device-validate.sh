@@ -135,7 +135,7 @@ if [[ -x $build_dir/gpubench ]]; then
   stage overhead-gpu 60 10 bash -c "'$gpubench' --matrix mlp/cuda/fp32/pinned,cnn/cuda/fp32/pinned --overhead --steps 90 --config-timeout 25 --out '$OUT/report-overhead-gpu.json' --format markdown >'$OUT/report-overhead-gpu.md'; rc=\$?; cat '$OUT/report-overhead-gpu.md'; exit \$rc"
   # end_to_end: the CPU timing tests (compare, ci-perf-check), RUN_SERIAL and CI's already;
   # here they would spend the stage's budget on what needs no GPU.
-  stage ctest 75 3 bash -c "ctest --test-dir '$build_dir' -j8 -LE end_to_end --timeout 70 --output-on-failure >'$OUT/ctest.log' 2>&1; rc=\$?; tail -n 40 '$OUT/ctest.log'; exit \$rc"
+  stage ctest 75 3 bash -c "ctest --test-dir '$build_dir' -j8 -LE 'end_to_end|nsys' --timeout 70 --output-on-failure >'$OUT/ctest.log' 2>&1; rc=\$?; tail -n 40 '$OUT/ctest.log'; exit \$rc"
   stage matrix-all-quick 400 1 bash -c "'$gpubench' --matrix all --preset quick --config-timeout 45 $ceilings_flag --out '$OUT/report-all-quick.json' --format markdown >'$OUT/report-all-quick.md'; rc=\$?; cat '$OUT/report-all-quick.md'; exit \$rc"
 else
   say "no $build_dir/gpubench: skipping tests and matrices"

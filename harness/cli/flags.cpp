@@ -7,7 +7,7 @@
 #include <CLI/CLI.hpp>
 
 #include "config/errors.h"
-#include "profile/cuda_profiler_range.h"
+#include "profile/profile_steps_range.h"
 #include "profile/overhead_schedule.h"
 
 namespace gpubench {

@@ -1,16 +1,15 @@
 #include "profile/nvtx_probe.h"
 
+#include <map>
+#include <mutex>
+
 #include <nvtx3/nvToolsExt.h>
 
 namespace gpubench {
 
-std::string nvtx_step_range_name(const std::string& config_id, int step, bool measured) {
-  return config_id + (measured ? " \u00b7 step " : " \u00b7 warmup step ") + std::to_string(step);
-}
+const char* nvtx_step_range_name(bool measured) { return measured ? "step" : "warmup step"; }
 
-std::string nvtx_phase_range_name(const std::string& step_range_name, Phase phase) {
-  return step_range_name + " \u00b7 " + phase_name(phase);
-}
+const char* nvtx_phase_range_name(Phase phase) { return phase_name(phase); }
 
 std::uint32_t nvtx_phase_color(Phase phase) {
   switch (phase) {
@@ -27,6 +26,7 @@ namespace {
 constexpr std::uint32_t kRunColor = 0xFF5E35B1;        // purple
 constexpr std::uint32_t kStepColor = 0xFF00897B;       // teal
 constexpr std::uint32_t kWarmupStepColor = 0xFFBDBDBD;  // light grey: not measured
+constexpr std::uint32_t kCaptureColor = 0xFF212121;     // near black: the profiled window
 
 // One domain for the whole process, created at first use and never destroyed: configs
 // run one after another in the same process, and a tool keys its timeline rows on the
@@ -45,20 +45,36 @@ nvtxEventAttributes_t attributes(std::uint32_t color) {
   return a;
 }
 
-// Names go as ASCII messages (UTF-8 bytes), not registered strings: step and phase names
-// carry the step number, so each is used once and registering them would only grow the
-// tool's string table for the whole process. The step number also goes in the payload,
-// so nsys exports can filter on it without parsing names.
-void push_ascii(const std::string& message, std::uint32_t color, std::int64_t step) {
+// Names go as ASCII messages (UTF-8 bytes): nsys reads those without registration. The
+// step number goes in the payload, so nsys exports can filter on it without parsing names.
+void push_ascii(const char* message, std::uint32_t color, std::int64_t step) {
   nvtxEventAttributes_t a = attributes(color);
   a.messageType = NVTX_MESSAGE_TYPE_ASCII;
-  a.message.ascii = message.c_str();
+  a.message.ascii = message;
   a.payloadType = NVTX_PAYLOAD_TYPE_INT64;
   a.payload.llValue = step;
   nvtxDomainRangePushEx(gpubench_domain(), &a);
 }
 }  // namespace
 
+void nvtx_push_registered(const char* name) {
+  // One registration per name for the process (the tool keeps the handle's string).
+  static std::mutex mutex;
+  static std::map<std::string, nvtxStringHandle_t> handles;
+  nvtxStringHandle_t handle = nullptr;
+  {
+    const std::lock_guard<std::mutex> lock(mutex);
+    auto& slot = handles[name];
+    if (slot == nullptr) slot = nvtxDomainRegisterStringA(gpubench_domain(), name);
+    handle = slot;
+  }
+  nvtxEventAttributes_t a = attributes(kCaptureColor);
+  a.messageType = NVTX_MESSAGE_TYPE_REGISTERED;
+  a.message.registered = handle;
+  nvtxDomainRangePushEx(gpubench_domain(), &a);
+}
+
+void nvtx_pop() { nvtxDomainRangePop(gpubench_domain()); }
 
 NvtxProbe::~NvtxProbe() {
   pop_if_open(phase_open_);
@@ -74,7 +90,7 @@ void NvtxProbe::pop_if_open(bool& open) {
 
 void NvtxProbe::run_begin(const std::string& config_id) {
   config_id_ = config_id;
-  push_ascii(config_id_, kRunColor, 0);
+  push_ascii(config_id_.c_str(), kRunColor, 0);
   run_open_ = true;
 }
 
@@ -86,8 +102,7 @@ void NvtxProbe::run_end() {
 
 void NvtxProbe::step_begin(int step, bool measured) {
   step_ = step;
-  step_name_ = nvtx_step_range_name(config_id_, step, measured);
-  push_ascii(step_name_, measured ? kStepColor : kWarmupStepColor, step);
+  push_ascii(nvtx_step_range_name(measured), measured ? kStepColor : kWarmupStepColor, step);
   step_open_ = true;
 }
 
@@ -97,7 +112,7 @@ void NvtxProbe::step_end(int, bool) {
 }
 
 void NvtxProbe::phase_begin(Phase phase) {
-  push_ascii(nvtx_phase_range_name(step_name_, phase), nvtx_phase_color(phase), step_);
+  push_ascii(nvtx_phase_range_name(phase), nvtx_phase_color(phase), step_);
   phase_open_ = true;
 }
 

@@ -10,14 +10,22 @@ namespace gpubench {
 inline constexpr const char* kNvtxDomainName = "gpubench";
 
 // Range names, shared by NvtxProbe and its tests (and anything that parses an nsys export):
-//   run:    "<config id>"
-//   step:   "<config id> · step 12"          (warm-up: "<config id> · warmup step 0")
-//   phase:  "<config id> · step 12 · backward"
-// The separator is U+00B7 MIDDLE DOT in UTF-8; NVTX passes the bytes through unchanged.
-std::string nvtx_step_range_name(const std::string& config_id, int step, bool measured);
-std::string nvtx_phase_range_name(const std::string& step_range_name, Phase phase);
+//   run:    "<config id>"                 e.g. "cnn/cuda/amp-bf16/pinned"
+//   step:   "step"  (warm-up: "warmup step"), nested in the run; the step number is the payload
+//   phase:  "data" "h2d" "forward" "backward" "optimizer", nested in the step
+// Stable names, because Nsight groups by name: `nsys stats --report nvtxsum` totals each
+// phase over the steps, and nvtxkernsum/nvtxgpuproj attribute kernels to phases; which
+// config a step belongs to is the run range above it (one config per process).
+const char* nvtx_step_range_name(bool measured);
+const char* nvtx_phase_range_name(Phase phase);
 // ARGB colour of a phase's range, so phases read at a glance in the Nsight timeline.
 std::uint32_t nvtx_phase_color(Phase phase);
+
+// A range in the gpubench domain named by a registered string: what
+// `nsys profile --capture-range=nvtx --nvtx-capture=NAME@gpubench` matches by default (it
+// ignores ASCII-named ranges unless NSYS_NVTX_PROFILER_REGISTER_ONLY=0). Same thread rules.
+void nvtx_push_registered(const char* name);
+void nvtx_pop();
 
 // NVTX3 ranges around the run, each step and each phase, in the "gpubench" domain.
 // NVTX itself costs ~nothing
@@ -47,7 +55,6 @@ class NvtxProbe final : public Probe {
   void pop_if_open(bool& open);
 
   std::string config_id_;
-  std::string step_name_;  // cached at step_begin: phase names extend it
   int step_ = 0;
   bool run_open_ = false, step_open_ = false, phase_open_ = false;
 };

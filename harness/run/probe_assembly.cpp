@@ -1,6 +1,6 @@
 #include "run/probe_assembly.h"
 
-#include "profile/cuda_profiler_range.h"
+#include "profile/profile_steps_range.h"
 #include "profile/leveled_probe.h"
 #include "profile/memory_sampler.h"
 #include "profile/nvtx_probe.h"
@@ -24,7 +24,7 @@ ConfigProbes assemble_probes(const Config& config, const RunSettings& settings, 
       probes.all.add(std::move(probe));
   };
   if (!settings.profile_steps.empty())
-    add(std::make_shared<CudaProfilerRange>(parse_profile_steps(settings.profile_steps)), InstrumentationLevel::Timers);
+    add(std::make_shared<ProfileStepsRange>(parse_profile_steps(settings.profile_steps)), InstrumentationLevel::Timers);
   probes.timer = std::make_shared<PhaseTimer>();
   add(probes.timer, InstrumentationLevel::Timers);
   // NVTX costs a few ns per range without a tool attached, so it is always on: any run

@@ -2,6 +2,8 @@
 // from the torch gpubench is built against), as users who outgrow one machine launch them.
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
 #include <filesystem>
 
 #include <nlohmann/json.hpp>
@@ -24,9 +26,43 @@ std::string single_quoted(const std::string& text) {
   return out + "'";
 }
 
-std::string torchrun() {
+std::string torchrun(const std::string& layout = "--nproc-per-node 2") {
   return std::string("env -u RANK -u WORLD_SIZE -u MASTER_ADDR -u MASTER_PORT PYTHONWARNINGS=ignore ") + GPUBENCH_PYTHON +
-         " -m torch.distributed.run --nproc-per-node 2 --no-python ";
+         " -m torch.distributed.run " + layout + " --no-python ";
+}
+
+// The row of `report_path`'s ddp-2 config, required ok.
+nlohmann::json ok_row(const std::string& report_path) {
+  const auto report = read_json(report_path);
+  EXPECT_EQ(test_support::schema_violations(report, GPUBENCH_REPORT_SCHEMA), "");
+  const auto* row = find_row(report, "mlp/cpu/fp32/ddp-2");
+  if (row == nullptr) return nlohmann::json{{"status", "missing"}};
+  EXPECT_EQ((*row)["status"], "ok") << row->dump();
+  return *row;
+}
+
+// gpubench's own launcher on the same config: the numbers a torchrun launch must match.
+nlohmann::json own_launcher_row(const std::string& dir) {
+  const auto own = test_support::run_command(std::string("env -u RANK -u WORLD_SIZE ") + GPUBENCH_EXE + kFlags +
+                                             " --out " + dir + "/own.json");
+  EXPECT_EQ(own.exit_code, 0) << own.output;
+  return ok_row(dir + "/own.json");
+}
+
+// Same seed, same shards, same bucket order: the same steps and global loss curve.
+void expect_same_training(const nlohmann::json& row, const nlohmann::json& own_row) {
+  EXPECT_EQ(row["steps"], own_row["steps"]);
+  const auto& curve = row["loss"]["curve"];
+  const auto& own_curve = own_row["loss"]["curve"];
+  ASSERT_EQ(curve.size(), own_curve.size());
+  for (std::size_t i = 0; i < curve.size(); ++i)
+    EXPECT_NEAR(curve[i].get<double>(), own_curve[i].get<double>(), 1e-6) << "step " << i;
+}
+
+int regular_files(const std::string& dir) {
+  int files = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(dir)) files += entry.is_regular_file() ? 1 : 0;
+  return files;
 }
 
 TEST(Torchrun, LaunchesTheRanksRankZeroReportsAndTheNumbersMatchGpubenchsOwnLauncher) {
@@ -34,29 +70,29 @@ TEST(Torchrun, LaunchesTheRanksRankZeroReportsAndTheNumbersMatchGpubenchsOwnLaun
   const auto run = test_support::run_command(torchrun() + GPUBENCH_EXE + kFlags + " --out " + dir + "/torchrun.json");
   ASSERT_EQ(run.exit_code, 0) << run.output;
   EXPECT_EQ(run.output.find("\"schema_version\""), run.output.rfind("\"schema_version\"")) << "rank 1 prints no report";
-  int files = 0;
-  for (const auto& entry : std::filesystem::directory_iterator(dir)) files += entry.is_regular_file() ? 1 : 0;
-  EXPECT_EQ(files, 1) << "rank 1 writes no report";
-  const auto report = read_json(dir + "/torchrun.json");
-  EXPECT_EQ(test_support::schema_violations(report, GPUBENCH_REPORT_SCHEMA), "");
-  const auto* row = find_row(report, "mlp/cpu/fp32/ddp-2");
-  ASSERT_NE(row, nullptr);
-  ASSERT_EQ((*row)["status"], "ok") << row->dump();
-  EXPECT_EQ((*row)["ddp"]["launcher"], "torchrun");
+  EXPECT_EQ(regular_files(dir), 1) << "rank 1 writes no report";
+  const nlohmann::json row = ok_row(dir + "/torchrun.json");
+  EXPECT_EQ(row["ddp"]["launcher"], "torchrun");
+  expect_same_training(row, own_launcher_row(dir));
+}
 
-  const auto own = test_support::run_command(std::string("env -u RANK -u WORLD_SIZE ") + GPUBENCH_EXE + kFlags +
-                                             " --out " + dir + "/own.json");
-  ASSERT_EQ(own.exit_code, 0) << own.output;
-  const auto own_report = read_json(dir + "/own.json");
-  const auto* own_row = find_row(own_report, "mlp/cpu/fp32/ddp-2");
-  ASSERT_NE(own_row, nullptr);
-  EXPECT_EQ((*row)["steps"], (*own_row)["steps"]);
-  // Same seed, same shards, same bucket order: the global loss curve is the same.
-  const auto& curve = (*row)["loss"]["curve"];
-  const auto& own_curve = (*own_row)["loss"]["curve"];
-  ASSERT_EQ(curve.size(), own_curve.size());
-  for (std::size_t i = 0; i < curve.size(); ++i)
-    EXPECT_NEAR(curve[i].get<double>(), own_curve[i].get<double>(), 1e-6) << "step " << i;
+// Two "nodes": two torchrun agents, one process each, meeting at a c10d rendezvous on
+// loopback, as `torchrun --nnodes 2` runs on two machines (README: More than one machine).
+TEST(Torchrun, TwoAgentsOfOneProcessEachRendezvousAndTrainLikeOneLauncher) {
+  const std::string dir = test_support::make_temp_dir("torchrun-2nodes");
+  const std::string port = std::to_string(29600 + ::getpid() % 300);
+  const std::string agent = torchrun("--nnodes 2 --nproc-per-node 1 --rdzv-backend c10d --rdzv-endpoint 127.0.0.1:" + port +
+                                     " --rdzv-id gpubench-test-" + port) +
+                            GPUBENCH_EXE + kFlags + " --out " + dir + "/report.json";
+  const auto run = test_support::run_command("bash -c " + single_quoted("(" + agent + ") >" + dir + "/agent1.log 2>&1 & a=$!; " +
+                                                                        "(" + agent + ") >" + dir + "/agent2.log 2>&1; b=$?; " +
+                                                                        "wait $a; echo \"agents=$?,$b\"; cat " + dir + "/agent1.log " +
+                                                                        dir + "/agent2.log"));
+  ASSERT_NE(run.output.find("agents=0,0"), std::string::npos) << run.output;
+  EXPECT_EQ(regular_files(dir), 3) << "the two agents' logs and one report";
+  const nlohmann::json row = ok_row(dir + "/report.json");
+  EXPECT_EQ(row["ddp"]["launcher"], "torchrun");
+  expect_same_training(row, own_launcher_row(dir));
 }
 
 // A rank killed mid-run (SIGKILL: a lost node): torchrun fails within the bound, names the

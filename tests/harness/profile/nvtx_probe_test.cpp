@@ -22,6 +22,7 @@
 
 #include "nvtx_log.h"
 #include "profile/nvtx_probe.h"
+#include "profile/profile_steps_range.h"
 
 namespace gpubench {
 namespace {
@@ -69,13 +70,29 @@ void drive(Probe& probe, const std::string& config_id, int warmup, int measured)
   probe.run_end();
 }
 
-TEST(NvtxNames, FollowTheConfigId) {
-  const std::string id = "cnn/cuda/amp-bf16/pinned";
-  EXPECT_EQ(nvtx_step_range_name(id, 12, true), "cnn/cuda/amp-bf16/pinned \u00b7 step 12");
-  EXPECT_EQ(nvtx_step_range_name(id, 1, false), "cnn/cuda/amp-bf16/pinned \u00b7 warmup step 1");
-  EXPECT_EQ(nvtx_phase_range_name(nvtx_step_range_name(id, 12, true), Phase::Backward),
-            "cnn/cuda/amp-bf16/pinned \u00b7 step 12 \u00b7 backward");
+// Stable names, so Nsight can total a phase over steps (nvtxsum groups by name).
+TEST(NvtxNames, AreStableAcrossStepsAndConfigs) {
+  EXPECT_STREQ(nvtx_step_range_name(true), "step");
+  EXPECT_STREQ(nvtx_step_range_name(false), "warmup step");
+  EXPECT_STREQ(nvtx_phase_range_name(Phase::Backward), "backward");
+  EXPECT_STREQ(nvtx_phase_range_name(Phase::H2D), "h2d");
   EXPECT_NE(nvtx_phase_color(Phase::Forward), nvtx_phase_color(Phase::Backward));
+}
+
+// The run as the Trainer nests it: run > step > phase, for `steps` steps, the first `warmup` unmeasured.
+Ranges expected_ranges(const std::string& id, int warmup, int steps) {
+  Ranges expected = {{"push", id}};
+  for (int step = 0; step < steps; ++step) {
+    const std::string step_name = nvtx_step_range_name(step >= warmup);
+    expected.emplace_back("push", step_name);
+    for (Phase phase : kAllPhases) {
+      expected.emplace_back("push", nvtx_phase_range_name(phase));
+      expected.emplace_back("pop", nvtx_phase_range_name(phase));
+    }
+    expected.emplace_back("pop", step_name);
+  }
+  expected.emplace_back("pop", id);
+  return expected;
 }
 
 TEST(NvtxProbe, RecordsNestedRunStepAndPhaseRangesInTheGpubenchDomain) {
@@ -85,34 +102,58 @@ TEST(NvtxProbe, RecordsNestedRunStepAndPhaseRangesInTheGpubenchDomain) {
   NvtxProbe probe;
   drive(probe, id, /*warmup=*/2, /*measured=*/3);
 
-  Ranges expected = {{"push", id}};
-  for (int step = 0; step < 5; ++step) {
-    const std::string step_name = nvtx_step_range_name(id, step, step >= 2);
-    expected.emplace_back("push", step_name);
-    for (Phase phase : kAllPhases) {
-      expected.emplace_back("push", nvtx_phase_range_name(step_name, phase));
-      expected.emplace_back("pop", nvtx_phase_range_name(step_name, phase));
-    }
-    expected.emplace_back("pop", step_name);
-  }
-  expected.emplace_back("pop", id);
-
+  const Ranges expected = expected_ranges(id, 2, 5);
   const auto events = events_since(before);
   ASSERT_FALSE(events.empty()) << "no NVTX events in " << g_log_path << ": the recorder was not loaded";
   EXPECT_EQ(test_support::ranges_in_domain(events, kNvtxDomainName), expected);
   EXPECT_TRUE(test_support::ranges_balanced(events));
   // Spot-check the literal names, independent of the helpers that built `expected`.
-  EXPECT_EQ(expected[1].second, "cnn/cuda/amp-bf16/pinned \u00b7 warmup step 0");
+  EXPECT_EQ(expected[1].second, "warmup step");
   // 12 entries per step: push step, 5 x (push, pop) phase, pop step.
-  EXPECT_EQ(expected[1 + 2 * 12], std::make_pair(std::string("push"), std::string("cnn/cuda/amp-bf16/pinned \u00b7 step 2")));
-  EXPECT_EQ(expected[1 + 2 * 12 + 7],
-            std::make_pair(std::string("push"), std::string("cnn/cuda/amp-bf16/pinned \u00b7 step 2 \u00b7 backward")));
+  EXPECT_EQ(expected[1 + 2 * 12], std::make_pair(std::string("push"), std::string("step")));
+  EXPECT_EQ(expected[1 + 2 * 12 + 7], std::make_pair(std::string("push"), std::string("backward")));
   for (const auto& e : events) {
     if (e.event == "push" || e.event == "pop") {
       EXPECT_EQ(e.domain, "gpubench") << e.event << " " << e.message;
     }
     EXPECT_EQ(e.pid, ::getpid());
   }
+}
+
+// --profile-steps 1:2 wraps steps 1 and 2 in "profile-steps" (a registered string, what
+// nsys --capture-range=nvtx matches), outside the step ranges: ProfileStepsRange goes first.
+TEST(NvtxProbe, ProfileStepsRangeEnclosesExactlyItsSteps) {
+  const std::size_t before = test_support::read_nvtx_log(g_log_path).size();
+  const std::string id = "mlp/cpu/fp32";
+  ProbeSet probes;
+  probes.add(std::make_shared<ProfileStepsRange>(parse_profile_steps("1:2")));
+  probes.add(std::make_shared<NvtxProbe>());
+  drive(probes, id, /*warmup=*/1, /*measured=*/3);
+
+  Ranges expected = expected_ranges(id, 1, 4);
+  const std::size_t per_step = 12;
+  expected.insert(expected.begin() + 1 + 3 * per_step, {"pop", "profile-steps"});
+  expected.insert(expected.begin() + 1 + per_step, {"push", "profile-steps"});
+  const auto events = events_since(before);
+  EXPECT_EQ(test_support::ranges_in_domain(events, kNvtxDomainName), expected);
+  EXPECT_TRUE(test_support::ranges_balanced(events));
+}
+
+TEST(NvtxProbe, ClosesRangesLeftOpenByAStepThatThrew) {
+  const std::size_t before = test_support::read_nvtx_log(g_log_path).size();
+  const std::string id = "mlp/cuda/fp32/pinned";
+  {
+    NvtxProbe probe;
+    probe.run_begin(id);
+    probe.step_begin(0, true);
+    probe.phase_begin(Phase::Backward);
+    // An OOM here: the Runner catches it and drops the probe without the end calls.
+  }
+  const Ranges expected = {{"push", id},         {"push", "step"}, {"push", "backward"},
+                           {"pop", "backward"}, {"pop", "step"},  {"pop", id}};
+  const auto events = events_since(before);
+  EXPECT_EQ(test_support::ranges_in_domain(events, kNvtxDomainName), expected);
+  EXPECT_TRUE(test_support::ranges_balanced(events));
 }
 
 TEST(NvtxProbe, OneDomainForEveryConfigOfTheProcess) {
@@ -127,28 +168,6 @@ TEST(NvtxProbe, OneDomainForEveryConfigOfTheProcess) {
   int creates = 0;
   for (const auto& e : test_support::read_nvtx_log(g_log_path)) creates += e.event == "domain_create";
   EXPECT_EQ(creates, 1);
-}
-
-TEST(NvtxProbe, ClosesRangesLeftOpenByAStepThatThrew) {
-  const std::size_t before = test_support::read_nvtx_log(g_log_path).size();
-  const std::string id = "mlp/cuda/fp32/pinned";
-  {
-    NvtxProbe probe;
-    probe.run_begin(id);
-    probe.step_begin(0, true);
-    probe.phase_begin(Phase::Backward);
-    // An OOM here: the Runner catches it and drops the probe without the end calls.
-  }
-  const std::string step_name = nvtx_step_range_name(id, 0, true);
-  const Ranges expected = {{"push", id},
-                           {"push", step_name},
-                           {"push", nvtx_phase_range_name(step_name, Phase::Backward)},
-                           {"pop", nvtx_phase_range_name(step_name, Phase::Backward)},
-                           {"pop", step_name},
-                           {"pop", id}};
-  const auto events = events_since(before);
-  EXPECT_EQ(test_support::ranges_in_domain(events, kNvtxDomainName), expected);
-  EXPECT_TRUE(test_support::ranges_balanced(events));
 }
 
 TEST(NvtxProbe, WritesItsSection) {

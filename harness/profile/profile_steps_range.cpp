@@ -1,9 +1,10 @@
-#include "profile/cuda_profiler_range.h"
+#include "profile/profile_steps_range.h"
 
 #include <cerrno>
 #include <cstdlib>
 
 #include "config/errors.h"
+#include "profile/nvtx_probe.h"
 
 #include <cuda_profiler_api.h>
 #include <cuda_runtime_api.h>
@@ -46,50 +47,56 @@ ProfileSteps parse_profile_steps(const std::string& text) {
   return steps;
 }
 
-void CudaProfilerRange::step_begin(int step, bool) {
+void ProfileStepsRange::step_begin(int step, bool) {
   if (state_ != State::Waiting || step != steps_.first) return;
+  nvtx_push_registered(kProfileStepsRangeName);
+  start_cuda_profiler();
+  state_ = State::Capturing;
+}
+
+void ProfileStepsRange::start_cuda_profiler() {
   const cudaError_t error = cudaProfilerStart();
   if (error == cudaSuccess) {
-    state_ = State::Capturing;
+    cuda_profiler_started_ = true;
     return;
   }
   // Clear the sticky "last error" so a later cudaGetLastError() elsewhere does not
   // report our failed start as its own.
   (void)cudaGetLastError();
   reason_ = describe(error);
-  state_ = State::Unavailable;
 }
 
-void CudaProfilerRange::step_end(int step, bool) {
+void ProfileStepsRange::step_end(int step, bool) {
   if (state_ == State::Capturing && step == steps_.last) stop();
 }
 
-void CudaProfilerRange::run_end() {
+void ProfileStepsRange::run_end() {
   if (state_ == State::Capturing) stop();
 }
 
-void CudaProfilerRange::stop() {
-  const cudaError_t error = cudaProfilerStop();
-  if (error != cudaSuccess) {
-    (void)cudaGetLastError();
-    stop_reason_ = describe(error);
+void ProfileStepsRange::stop() {
+  if (cuda_profiler_started_) {
+    const cudaError_t error = cudaProfilerStop();
+    if (error != cudaSuccess) {
+      (void)cudaGetLastError();
+      stop_reason_ = describe(error);
+    }
   }
+  nvtx_pop();
   state_ = State::Stopped;
 }
 
-void CudaProfilerRange::write_result(nlohmann::json& result) const {
-  nlohmann::json section = {{"steps", steps_.text()}};
-  switch (state_) {
-    case State::Capturing:  // write_result before run_end: the capture is still on
-    case State::Stopped: section["status"] = "started"; break;
-    case State::Unavailable:
-      section["status"] = "unavailable";
-      section["reason"] = reason_;
-      break;
-    case State::Waiting:
-      section["status"] = "not_reached";
-      section["reason"] = "the run ended before step " + std::to_string(steps_.first);
-      break;
+void ProfileStepsRange::write_result(nlohmann::json& result) const {
+  nlohmann::json section = {{"steps", steps_.text()},
+                            {"nvtx_capture", std::string(kProfileStepsRangeName) + "@" + kNvtxDomainName}};
+  if (state_ == State::Waiting) {
+    section["status"] = "not_reached";
+    section["reason"] = "the run ended before step " + std::to_string(steps_.first);
+  } else if (cuda_profiler_started_) {
+    section["status"] = "started";  // Capturing: write_result before run_end, the capture is still on
+  } else {
+    section["status"] = "unavailable";
+    section["reason"] = reason_;
   }
   if (!stop_reason_.empty()) section["stop_reason"] = stop_reason_;
   result["profiler_range"] = section;

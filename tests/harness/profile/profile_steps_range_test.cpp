@@ -1,4 +1,4 @@
-#include "profile/cuda_profiler_range.h"
+#include "profile/profile_steps_range.h"
 
 #include <gtest/gtest.h>
 
@@ -51,7 +51,7 @@ TEST(ParseProfileSteps, RejectsBadText) {
 
 // Drives steps 0..4 with a capture over `steps`.
 nlohmann::json run_with_range(ProfileSteps steps, int step_count) {
-  CudaProfilerRange range(steps);
+  ProfileStepsRange range(steps);
   range.run_begin("mlp/cuda/fp32/pinned");
   for (int step = 0; step < step_count; ++step) {
     range.step_begin(step, true);
@@ -65,7 +65,7 @@ nlohmann::json run_with_range(ProfileSteps steps, int step_count) {
 
 // Without a driver cudaProfilerStart fails; the probe records why and never throws.
 // With one (the GPU machine) the same test expects a started capture.
-TEST(CudaProfilerRange, RecordsWhetherTheCaptureStarted) {
+TEST(ProfileStepsRange, RecordsWhetherTheCaptureStarted) {
   nlohmann::json result;
   ASSERT_NO_THROW(result = run_with_range(parse_profile_steps("1:3"), 5));
   const auto& section = result.at("profiler_range");
@@ -86,14 +86,14 @@ TEST(CudaProfilerRange, RecordsWhetherTheCaptureStarted) {
   EXPECT_NE(reason.find(cudaGetErrorString(probe)), std::string::npos) << reason;
 }
 
-TEST(CudaProfilerRange, SaysWhenTheRunEndedBeforeTheFirstStep) {
+TEST(ProfileStepsRange, SaysWhenTheRunEndedBeforeTheFirstStep) {
   const auto result = run_with_range(parse_profile_steps("10:20"), 5);
   EXPECT_EQ(result["profiler_range"]["status"], "not_reached");
   EXPECT_NE(result["profiler_range"]["reason"].get<std::string>().find("step 10"), std::string::npos);
 }
 
-TEST(CudaProfilerRange, KeepsOtherResultKeys) {
-  CudaProfilerRange range(parse_profile_steps("0:1"));
+TEST(ProfileStepsRange, KeepsOtherResultKeys) {
+  ProfileStepsRange range(parse_profile_steps("0:1"));
   nlohmann::json result = {{"step_ms", 1.5}};
   range.write_result(result);
   EXPECT_EQ(result["step_ms"], 1.5);
