@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Installs everything gpubench needs to build and test on Debian 12 (idempotent; run as
 # root or with sudo): the Debian build dependencies, and LibTorch as the pinned PyPI torch
-# wheel (CUDA 13.0 build, with its nvidia-* libraries) in the project's own .venv/, and the
-# Nsight Systems CLI (Debian non-free, extracted) in .tools/nsys.
+# wheel (CUDA 13.0 build, with its nvidia-* libraries) and Holistic Trace Analysis in the
+# project's own .venv/, and the Nsight Systems CLI (Debian non-free, extracted) in .tools/nsys.
 # The CUDA 13 toolkit (nvcc, cudart, CUPTI, NVTX3) must be at CUDA_HOME (/usr/local/cuda):
 # LibTorch's CMake config needs it; without a driver, GPU configs skip with LibTorch's reason.
 set -euo pipefail
@@ -49,6 +49,13 @@ if ! PYTHONWARNINGS=ignore "$venv/bin/python" -c "$wanted" 2>/dev/null; then
   "$venv/bin/pip" install --quiet --disable-pip-version-check "torch==$torch_pin"
 fi
 PYTHONWARNINGS=ignore "$venv/bin/python" -c 'import torch; print(f"setup: torch {torch.__version__} (CUDA {torch.version.cuda}) in .venv")' >&2
+
+# Meta's Holistic Trace Analysis, which reads --hta-dir traces (a test loads them with it).
+hta_pin=0.5.0
+if ! PYTHONWARNINGS=ignore "$venv/bin/python" -c "import importlib.metadata as m, sys; sys.exit(m.version('HolisticTraceAnalysis') != '$hta_pin')" 2>/dev/null; then
+  echo "setup: installing HolisticTraceAnalysis==$hta_pin (~450 MB with pandas, plotly, jupyter) into $venv" >&2
+  "$venv/bin/pip" install --quiet --disable-pip-version-check "HolisticTraceAnalysis==$hta_pin"
+fi
 
 # The Nsight Systems CLI for scripts/nsys-profile.sh and the nsys-labelled tests.
 scripts/install-nsys.sh .tools/nsys

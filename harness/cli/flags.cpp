@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <filesystem>
 #include <thread>
 
 #include <CLI/CLI.hpp>
@@ -68,7 +69,10 @@ void add_settings_flags(CLI::App& app, RawFlags& raw, CliOptions& options) {
   app.add_option("--seed", raw.seed, "Seed for data, init and shuffling (default: 42)");
   app.add_option("--data", options.settings.data_dir, "Folder with MNIST IDX files (train-images-idx3-ubyte, train-labels-idx1-ubyte) for mlp");
   app.add_option("--profile-steps", options.settings.profile_steps,
-                 "A:B: cudaProfilerStart/Stop around steps A..B, for nsys --capture-range=cudaProfilerApi");
+                 "A:B: cudaProfilerStart/Stop and the NVTX range profile-steps@gpubench around steps A..B, for nsys "
+                 "--capture-range=cudaProfilerApi or --capture-range=nvtx");
+  app.add_option("--hta-dir", options.settings.hta_dir,
+                 "Folder for per-rank Kineto-style traces, DIR/<config>/rank-<R>.json, for Holistic Trace Analysis");
   app.add_flag("!--no-cupti", options.settings.cupti, "Do not collect CUPTI kernel/memcpy activity on CUDA configs");
   app.add_flag("--overhead", options.settings.overhead,
                "Measure the harness's own cost: alternate bare, timed+NVTX (and CUPTI) steps in one run per config");
@@ -109,7 +113,7 @@ void apply_settings(const CLI::App& app, const RawFlags& raw, CliOptions& option
   if (s.overhead) {
     // Its levels are fixed so that two runs measure the same thing; a trace or a profiler
     // capture would be instrumentation the bare steps lack.
-    for (const char* flag : {"--trace", "--profile-steps"})
+    for (const char* flag : {"--trace", "--hta-dir", "--profile-steps"})
       if (given(flag)) throw UsageError(std::string("--overhead cannot be combined with ") + flag + ": run them separately");
     // Two full rounds of the widest schedule (bare, timers, CUPTI), so every level has
     // steps left after the first of each segment is dropped.
@@ -206,6 +210,9 @@ CliOptions parse_command_line(int argc, const char* const* argv) {
     return options;
   }
   apply_settings(app, raw, options);
+  // Absolute, so every config process and rank writes to the same folder.
+  if (!options.settings.hta_dir.empty())
+    options.settings.hta_dir = std::filesystem::absolute(options.settings.hta_dir).lexically_normal().string();
   if (!options.child_config.empty() || !options.child_result.empty()) {
     if (options.child_config.empty() || options.child_result.empty())
       throw UsageError("--child-config and --child-result go together (internal flags)");
@@ -230,6 +237,7 @@ std::vector<std::string> settings_to_args(const RunSettings& s) {
   args.insert(args.end(), {"--host-malloc", to_string(s.host_malloc)});
   if (!s.data_dir.empty()) args.insert(args.end(), {"--data", s.data_dir});
   if (!s.profile_steps.empty()) args.insert(args.end(), {"--profile-steps", s.profile_steps});
+  if (!s.hta_dir.empty()) args.insert(args.end(), {"--hta-dir", s.hta_dir});
   if (!s.cupti) args.push_back("--no-cupti");
   if (s.overhead) args.push_back("--overhead");
   // Decimal flags round-trip exactly through %.17g.

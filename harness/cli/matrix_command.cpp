@@ -42,6 +42,15 @@ std::optional<std::string> written_or_error(const std::function<void()>& write) 
   }
 }
 
+// An output folder: created if missing, and writable, before anything runs.
+void check_writable_folder(const std::string& path, const std::string& flag) {
+  std::error_code error;
+  std::filesystem::create_directories(path, error);
+  if (error || !std::filesystem::is_directory(path) || ::access(path.c_str(), W_OK | X_OK) != 0)
+    throw UsageError(flag + " '" + path + "' is not a folder this user can create or write" +
+                     (error ? " (" + error.message() + ")" : "") + ": expected a writable folder");
+}
+
 std::vector<std::string> selected_workloads(const CliOptions& options) {
   return options.workloads.empty() ? workload_names() : options.workloads;
 }
@@ -92,6 +101,7 @@ void validate_inputs(const CliOptions& options, const std::vector<Config>& confi
   if (options.command == CliOptions::Command::List) return;
   check_writable(options.out, "--out");
   if (!options.trace.empty()) check_writable(options.trace, "--trace");
+  if (!options.settings.hta_dir.empty()) check_writable_folder(options.settings.hta_dir, "--hta-dir");
   check_outputs_replace_no_input(options);
 }
 
@@ -233,6 +243,9 @@ int run_matrix_command(const CliOptions& options, const std::string& command_lin
     if (!trace_error)
       std::cerr << "trace written to " << options.trace << " (open in https://ui.perfetto.dev or chrome://tracing)" << std::endl;
   }
+  if (!options.settings.hta_dir.empty())
+    std::cerr << "per-rank traces in " << options.settings.hta_dir
+              << "/<config>/ (HTA: TraceAnalysis(trace_dir=\"" << options.settings.hta_dir << "/<config>\"))" << std::endl;
   // The measurements reach the terminal whatever became of the files.
   const std::string format = !options.format.empty() ? options.format : (isatty(STDOUT_FILENO) ? "table" : "json");
   std::cout << format_report(report, format) << std::flush;

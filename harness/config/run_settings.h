@@ -33,6 +33,7 @@ struct RunSettings {
   std::string profile_steps;  // "A:B": cudaProfilerStart/Stop around these steps
   bool cupti = true;          // CUPTI activity collection on CUDA configs
   std::string trace_path;     // child side: where to hand its trace spans to the parent
+  std::string hta_dir;        // --hta-dir: every rank writes its config's Kineto-style trace here
   // Child side: the parent's private directory (where --child-result lies). Scratch files
   // (the checkpoint round trip) go in a directory under it, so a child killed mid-write
   // leaves nothing the parent does not remove.

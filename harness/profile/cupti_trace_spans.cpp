@@ -53,8 +53,11 @@ DeviceSpanCount add_cupti_device_spans(TraceProbe& trace, const CuptiRecords& re
     const double start_us =
         static_cast<double>(static_cast<std::int64_t>(span.start_ns) - clock.cupti_minus_steady_ns) / 1000.0;
     const double duration_us = static_cast<double>(span.end_ns - span.start_ns) / 1000.0;
+    nlohmann::json args = span.args;  // where it ran, for readers that key on it (HTA: args.stream)
+    args["device"] = span.device;
+    args["stream"] = span.stream;
     trace.add_device_span("GPU " + std::to_string(span.device) + " \u00b7 stream " + std::to_string(span.stream),
-                          span.name, start_us, duration_us, span.args);
+                          span.name, start_us, duration_us, std::move(args));
     ++count.added;
   }
   return count;

@@ -1,5 +1,7 @@
 #include "run/config_runner.h"
 
+#include <unistd.h>
+
 #include <chrono>
 #include <cmath>
 #include <thread>
@@ -10,6 +12,7 @@
 #include "io/private_dir.h"
 #include "parallel/ddp_session.h"
 #include "profile/cupti_trace_spans.h"
+#include "profile/kineto_trace.h"
 #include "profile/trace_span_json.h"
 #include "run/checkpoint_check.h"
 #include "run/cuda_graph_step.h"
@@ -241,13 +244,22 @@ TrainingRun train(PreparedConfig& c) {
 }
 
 // --trace: this config's host spans, and CUPTI's device spans when it collected, handed
-// to the parent.
+// to the parent; --hta-dir: the same spans as this rank's Kineto-style trace file.
 std::optional<DeviceSpanCount> hand_over_trace(PreparedConfig& c) {
   std::optional<DeviceSpanCount> device_spans;
   if (!c.probes.trace) return device_spans;
   if (c.probes.cupti && c.probes.cupti->state() == CuptiCollector::State::Done)
     device_spans = add_cupti_device_spans(*c.probes.trace, c.probes.cupti->records(), c.probes.cupti->clock_alignment());
-  write_file_atomically(c.settings->trace_path, to_json(c.probes.trace->span_set()).dump());
+  const TraceSpanSet spans = c.probes.trace->span_set();
+  if (!c.settings->trace_path.empty()) write_file_atomically(c.settings->trace_path, to_json(spans).dump());
+  if (!c.settings->hta_dir.empty()) {
+    KinetoTraceOrigin origin;
+    origin.rank = c.ddp ? c.ddp->rank() : 0;
+    origin.world_size = c.config.world_size;
+    origin.backend = !c.ddp ? "none" : c.config.device == DeviceKind::Cuda ? "nccl" : "gloo";
+    origin.pid = static_cast<int>(::getpid());
+    write_kineto_trace(c.settings->hta_dir, spans, origin);
+  }
   return device_spans;
 }
 

@@ -31,7 +31,7 @@ ConfigProbes assemble_probes(const Config& config, const RunSettings& settings, 
   // can be opened in Nsight Systems.
   add(std::make_shared<NvtxProbe>(), InstrumentationLevel::Timers);
   add(std::make_shared<MemorySampler>(plan.device_memory_stats), InstrumentationLevel::Timers);
-  if (!settings.trace_path.empty()) {
+  if (!settings.trace_path.empty() || !settings.hta_dir.empty()) {
     probes.trace = std::make_shared<TraceProbe>();
     add(probes.trace, InstrumentationLevel::Timers);
   }
