@@ -132,6 +132,9 @@ if [[ -x $build_dir/gpubench ]]; then
   ceilings_flag=""
   [[ -s $ceilings ]] && ceilings_flag="--ceilings '$ceilings'"
   stage matrix-gpu-default 200 18 bash -c "'$gpubench' --matrix gpu --preset default --config-timeout 60 $ceilings_flag --out '$OUT/report-gpu-default.json' --format markdown >'$OUT/report-gpu-default.md'; rc=\$?; cat '$OUT/report-gpu-default.md'; exit \$rc"
+  # Per-rank Kineto-style traces for Holistic Trace Analysis, run here afterwards (the GPU
+  # machine has no registry): HTA's temporal breakdown against the report's GPU busy share.
+  stage hta-traces 40 8 bash -c "'$gpubench' --matrix mlp/cuda/fp32/pinned,cnn/cuda/fp32/pinned --steps 20 --warmup 3 --config-timeout 30 --hta-dir '$OUT/hta' --out '$OUT/report-hta.json' --format markdown"
   stage overhead-gpu 60 10 bash -c "'$gpubench' --matrix mlp/cuda/fp32/pinned,cnn/cuda/fp32/pinned --overhead --steps 90 --config-timeout 25 --out '$OUT/report-overhead-gpu.json' --format markdown >'$OUT/report-overhead-gpu.md'; rc=\$?; cat '$OUT/report-overhead-gpu.md'; exit \$rc"
   # end_to_end: the CPU timing tests (compare, ci-perf-check), RUN_SERIAL and CI's already;
   # here they would spend the stage's budget on what needs no GPU.

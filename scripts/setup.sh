@@ -18,6 +18,7 @@ packages=(
   libgtest-dev libgmock-dev googletest libbenchmark-dev
   libvalijson-dev                 # JSON Schema validation of reports in the tests
   python3-matplotlib              # scripts/plot_report.py
+  slurmctld slurmd slurm-client munge   # scripts/slurm-local.sh: a one-node Slurm for the srun/sbatch tests
 )
 missing=()
 for p in "${packages[@]}"; do

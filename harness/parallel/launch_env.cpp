@@ -80,7 +80,9 @@ LaunchEnv read_launch_env(const EnvLookup& lookup) {
     world_text = world;
     if (lookup("TORCHELASTIC_RUN_ID")) source.launcher = "torchrun";
     if (lookup(launch_vars::kLauncher).value_or("") == "gpubench") source.launcher = "gpubench";
-  } else if (const auto procid = lookup("SLURM_PROCID")) {
+  } else if (const auto procid = lookup("SLURM_PROCID"); procid && (lookup("SLURM_STEP_ID") || lookup("SLURM_STEPID"))) {
+    // Only a task srun started has a step id: a job script or an salloc shell also sees
+    // SLURM_PROCID=0 and the job's SLURM_NTASKS, but it is one process, not rank 0 of them.
     const auto ntasks = lookup("SLURM_NTASKS");
     if (!ntasks) throw UsageError("SLURM_PROCID=" + *procid + " is set but SLURM_NTASKS is not: run the tasks with srun");
     source = {"SLURM_PROCID", "SLURM_NTASKS", "SLURM_LOCALID", "slurm"};

@@ -11,7 +11,8 @@ namespace gpubench {
 //   Slurm       SLURM_PROCID, SLURM_NTASKS, SLURM_LOCALID (+ MASTER_ADDR, MASTER_PORT,
 //               which Slurm does not set: the job script exports them)
 //   gpubench    what `gpubench --nproc N` and the matrix runner give each rank they spawn
-// RANK/WORLD_SIZE win over SLURM_*. A Slurm step with one task is not distributed.
+// RANK/WORLD_SIZE win over SLURM_*. A Slurm step with one task is not distributed, nor is a
+// job script or salloc shell (SLURM_PROCID without SLURM_STEP_ID: not started by srun).
 struct LaunchEnv {
   int rank = 0;
   int world_size = 1;

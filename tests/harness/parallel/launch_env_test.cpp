@@ -64,13 +64,16 @@ TEST(LaunchEnv, ByHandRankZeroHostsTheStore) {
 
 TEST(LaunchEnv, SlurmTasks) {
   const LaunchEnv launch = read_launch_env(env({{"SLURM_PROCID", "3"}, {"SLURM_NTASKS", "4"}, {"SLURM_LOCALID", "1"},
-                                                {"MASTER_ADDR", "n1"}, {"MASTER_PORT", "29500"}}));
+                                                {"SLURM_STEP_ID", "0"}, {"MASTER_ADDR", "n1"}, {"MASTER_PORT", "29500"}}));
   EXPECT_EQ(launch.launcher, "slurm");
   EXPECT_EQ(launch.rank, 3);
   EXPECT_EQ(launch.world_size, 4);
   EXPECT_EQ(launch.local_rank, 1);
   // A one-task step (e.g. an interactive srun) is not a distributed launch.
-  EXPECT_FALSE(read_launch_env(env({{"SLURM_PROCID", "0"}, {"SLURM_NTASKS", "1"}})).distributed());
+  EXPECT_FALSE(read_launch_env(env({{"SLURM_PROCID", "0"}, {"SLURM_NTASKS", "1"}, {"SLURM_STEP_ID", "0"}})).distributed());
+  // A job script (sbatch -n 2) has SLURM_PROCID=0 and SLURM_NTASKS=2 but no step: it is one
+  // process (gpubench's own launcher starts a ddp-N's ranks), not rank 0 of 2 waiting forever.
+  EXPECT_FALSE(read_launch_env(env({{"SLURM_PROCID", "0"}, {"SLURM_NTASKS", "2"}})).distributed());
   // RANK/WORLD_SIZE (torchrun inside a Slurm job) win.
   EXPECT_EQ(read_launch_env(env({{"SLURM_PROCID", "0"}, {"SLURM_NTASKS", "8"}, {"RANK", "1"}, {"WORLD_SIZE", "2"},
                                  {"MASTER_PORT", "1234"}}))
@@ -89,7 +92,7 @@ TEST(LaunchEnv, BadEnvironmentsAreUsageErrorsThatSayWhatIsWrong) {
   EXPECT_NE(usage_error({{"RANK", "0"}, {"WORLD_SIZE", "2"}}).find("MASTER_PORT is not set"), std::string::npos);
   EXPECT_NE(usage_error({{"RANK", "0"}, {"WORLD_SIZE", "2"}, {"MASTER_PORT", "70000"}}).find("MASTER_PORT='70000' is invalid"),
             std::string::npos);
-  const std::string slurm = usage_error({{"SLURM_PROCID", "0"}, {"SLURM_NTASKS", "2"}});
+  const std::string slurm = usage_error({{"SLURM_PROCID", "0"}, {"SLURM_NTASKS", "2"}, {"SLURM_STEPID", "1"}});
   EXPECT_NE(slurm.find("Slurm does not set it"), std::string::npos) << slurm;
 }
 

@@ -8,61 +8,22 @@
 
 #include <nlohmann/json.hpp>
 
-#include "support/report_json.h"
-#include "support/run_command.h"
-#include "support/schema_validation.h"
+#include "ddp_launch_checks.h"
 
 namespace gpubench {
 namespace {
 
+using test_support::expect_same_training;
 using test_support::find_row;
 using test_support::read_json;
-
-const std::string kFlags = " --matrix mlp/cpu/fp32/ddp-2 --steps 6 --warmup 1 --batch-size 64 --threads 1 --format json";
-
-std::string single_quoted(const std::string& text) {
-  std::string out = "'";
-  for (char ch : text) out += ch == '\'' ? std::string("'\\''") : std::string(1, ch);
-  return out + "'";
-}
+using test_support::own_launcher_row;
+using test_support::regular_files;
+using test_support::single_quoted;
+const std::string& kFlags = test_support::kDdpFlags;
 
 std::string torchrun(const std::string& layout = "--nproc-per-node 2") {
   return std::string("env -u RANK -u WORLD_SIZE -u MASTER_ADDR -u MASTER_PORT PYTHONWARNINGS=ignore ") + GPUBENCH_PYTHON +
          " -m torch.distributed.run " + layout + " --no-python ";
-}
-
-// The row of `report_path`'s ddp-2 config, required ok.
-nlohmann::json ok_row(const std::string& report_path) {
-  const auto report = read_json(report_path);
-  EXPECT_EQ(test_support::schema_violations(report, GPUBENCH_REPORT_SCHEMA), "");
-  const auto* row = find_row(report, "mlp/cpu/fp32/ddp-2");
-  if (row == nullptr) return nlohmann::json{{"status", "missing"}};
-  EXPECT_EQ((*row)["status"], "ok") << row->dump();
-  return *row;
-}
-
-// gpubench's own launcher on the same config: the numbers a torchrun launch must match.
-nlohmann::json own_launcher_row(const std::string& dir) {
-  const auto own = test_support::run_command(std::string("env -u RANK -u WORLD_SIZE ") + GPUBENCH_EXE + kFlags +
-                                             " --out " + dir + "/own.json");
-  EXPECT_EQ(own.exit_code, 0) << own.output;
-  return ok_row(dir + "/own.json");
-}
-
-// Same seed, same shards, same bucket order: the same steps and global loss curve.
-void expect_same_training(const nlohmann::json& row, const nlohmann::json& own_row) {
-  EXPECT_EQ(row["steps"], own_row["steps"]);
-  const auto& curve = row["loss"]["curve"];
-  const auto& own_curve = own_row["loss"]["curve"];
-  ASSERT_EQ(curve.size(), own_curve.size());
-  for (std::size_t i = 0; i < curve.size(); ++i)
-    EXPECT_NEAR(curve[i].get<double>(), own_curve[i].get<double>(), 1e-6) << "step " << i;
-}
-
-int regular_files(const std::string& dir) {
-  int files = 0;
-  for (const auto& entry : std::filesystem::directory_iterator(dir)) files += entry.is_regular_file() ? 1 : 0;
-  return files;
 }
 
 TEST(Torchrun, LaunchesTheRanksRankZeroReportsAndTheNumbersMatchGpubenchsOwnLauncher) {
@@ -71,7 +32,7 @@ TEST(Torchrun, LaunchesTheRanksRankZeroReportsAndTheNumbersMatchGpubenchsOwnLaun
   ASSERT_EQ(run.exit_code, 0) << run.output;
   EXPECT_EQ(run.output.find("\"schema_version\""), run.output.rfind("\"schema_version\"")) << "rank 1 prints no report";
   EXPECT_EQ(regular_files(dir), 1) << "rank 1 writes no report";
-  const nlohmann::json row = ok_row(dir + "/torchrun.json");
+  const nlohmann::json row = test_support::ok_ddp_row(dir + "/torchrun.json");
   EXPECT_EQ(row["ddp"]["launcher"], "torchrun");
   expect_same_training(row, own_launcher_row(dir));
 }
@@ -90,7 +51,7 @@ TEST(Torchrun, TwoAgentsOfOneProcessEachRendezvousAndTrainLikeOneLauncher) {
                                                                         dir + "/agent2.log"));
   ASSERT_NE(run.output.find("agents=0,0"), std::string::npos) << run.output;
   EXPECT_EQ(regular_files(dir), 3) << "the two agents' logs and one report";
-  const nlohmann::json row = ok_row(dir + "/report.json");
+  const nlohmann::json row = test_support::ok_ddp_row(dir + "/report.json");
   EXPECT_EQ(row["ddp"]["launcher"], "torchrun");
   expect_same_training(row, own_launcher_row(dir));
 }
