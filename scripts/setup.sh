@@ -19,6 +19,7 @@ packages=(
   libvalijson-dev                 # JSON Schema validation of reports in the tests
   python3-matplotlib              # scripts/plot_report.py
   slurmctld slurmd slurm-client munge   # scripts/slurm-local.sh: a one-node Slurm for the srun/sbatch tests
+  iproute2                        # ip netns: the two-host torchrun test
 )
 missing=()
 for p in "${packages[@]}"; do

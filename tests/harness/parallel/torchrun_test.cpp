@@ -56,6 +56,43 @@ TEST(Torchrun, TwoAgentsOfOneProcessEachRendezvousAndTrainLikeOneLauncher) {
   expect_same_training(row, own_launcher_row(dir));
 }
 
+// Two hosts with addresses of their own: one torchrun agent in each of two network
+// namespaces joined by a veth pair (10.231.R.1 and .2). The first hosts the rendezvous
+// (is_host: its address is not what this machine's name resolves to); --local-addr gives
+// each agent's address to the other (MASTER_ADDR), and GLOO_SOCKET_IFNAME the interface Gloo
+// uses (this machine's name resolves to 127.0.0.1 in both). Root only, as namespaces are.
+TEST(Torchrun, TwoHostsInNetworkNamespacesTrainLikeOneLauncher) {
+  if (::geteuid() != 0) GTEST_SKIP() << "network namespaces need root (CI runs as root)";
+  const std::string dir = test_support::make_temp_dir("torchrun-netns");
+  const std::string id = std::to_string(::getpid() % 200 + 20);
+  const std::string a = "gb" + id + "a", b = "gb" + id + "b", net = "10.231." + id + ".";
+  const auto made = test_support::run_command(
+      "ip netns add " + a + " && ip netns add " + b + " && ip link add v" + a + " type veth peer name v" + b +
+      " && ip link set v" + a + " netns " + a + " && ip link set v" + b + " netns " + b + " && ip -n " + a +
+      " addr add " + net + "1/24 dev v" + a + " && ip -n " + b + " addr add " + net + "2/24 dev v" + b + " && ip -n " + a +
+      " link set v" + a + " up && ip -n " + b + " link set v" + b + " up && ip -n " + a + " link set lo up && ip -n " + b +
+      " link set lo up");
+  struct Namespaces {
+    std::string a, b;
+    ~Namespaces() { test_support::run_command("ip netns del " + a + "; ip netns del " + b); }
+  } namespaces{a, b};
+  if (made.exit_code != 0) GTEST_SKIP() << "no network namespaces here: " << made.output;
+  const auto agent = [&](const std::string& ns, const std::string& address, bool host) {
+    return "ip netns exec " + ns + " env GLOO_SOCKET_IFNAME=v" + ns + " " +
+           torchrun("--nnodes 2 --nproc-per-node 1 --rdzv-backend c10d --rdzv-endpoint " + net + "1:29970 --rdzv-id netns-" +
+                    id + " --rdzv-conf is_host=" + (host ? "true" : "false") + " --local-addr " + address) +
+           GPUBENCH_EXE + kFlags + " --out " + dir + "/report.json";
+  };
+  const auto run = test_support::run_command(
+      "bash -c " + single_quoted("(timeout 300 " + agent(a, net + "1", true) + ") >" + dir + "/a.log 2>&1 & p=$!; (timeout 300 " +
+                                 agent(b, net + "2", false) + ") >" + dir + "/b.log 2>&1; q=$?; wait $p; echo \"agents=$?,$q\"; " +
+                                 "tail -n 20 " + dir + "/a.log " + dir + "/b.log"));
+  ASSERT_NE(run.output.find("agents=0,0"), std::string::npos) << run.output;
+  const nlohmann::json row = test_support::ok_ddp_row(dir + "/report.json");
+  EXPECT_EQ(row["ddp"]["launcher"], "torchrun");
+  expect_same_training(row, own_launcher_row(dir));
+}
+
 // A rank killed mid-run (SIGKILL: a lost node): torchrun fails within the bound, names the
 // rank, rank 0 ends on torchrun's SIGTERM with a report that names it, and no process of
 // the run is left. (Measured: 1 s from the kill to torchrun's exit; before rank 0's wait
