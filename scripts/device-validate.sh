@@ -11,7 +11,9 @@
 #     -> $OUT/log (everything), $OUT/stages.tsv (stage, exit code, seconds),
 #        $OUT/ceilings-gpu.json (+ .benchmark.json), $OUT/report-gpu-default.{json,md},
 #        $OUT/report-overhead-gpu.{json,md}, $OUT/report-all-quick.{json,md},
-#        $OUT/ctest.log, $OUT/facts.txt (LibTorch 2.x facts to confirm)
+#        $OUT/ctest.log, $OUT/facts.txt (LibTorch 2.x facts to confirm),
+#        $OUT/hta/<config>/rank-0.json + $OUT/report-hta.json (run HTA's temporal breakdown on
+#        them here), $OUT/nsys/cupti.* (where the machine has nsys: CUPTI's state under it)
 #   Environment: PYTHON (python3: the interpreter whose torch 2.11 is built against),
 #                BUILD_DIR (build-gpu), BUDGET_S (540). Rehearse here with
 #                PYTHON=.venv/bin/python BUILD_DIR=build OUT=/tmp/dv (every CUDA stage skips).
@@ -135,6 +137,9 @@ if [[ -x $build_dir/gpubench ]]; then
   # Per-rank Kineto-style traces for Holistic Trace Analysis, run here afterwards (the GPU
   # machine has no registry): HTA's temporal breakdown against the report's GPU busy share.
   stage hta-traces 40 8 bash -c "'$gpubench' --matrix mlp/cuda/fp32/pinned,cnn/cuda/fp32/pinned --steps 20 --warmup 3 --config-timeout 30 --hta-dir '$OUT/hta' --out '$OUT/report-hta.json' --format markdown"
+  # Under Nsight Systems (if this machine has the nsys CLI) gpubench's CUPTI must give way:
+  # the row says "unavailable" with the holder named, and NVTX still reaches nsys.
+  stage nsys-cupti 45 6 bash -c "command -v nsys >/dev/null || { echo 'nsys-cupti: no nsys on this machine'; exit 0; }; NSYS='$(command -v nsys 2>/dev/null)' GPUBENCH='$gpubench' scripts/nsys-profile.sh --timeout 40 --out-dir '$OUT/nsys' --name cupti -- --matrix mlp/cuda/fp32/pinned --steps 10 --warmup 2 --config-timeout 30 --format json >/dev/null; '${PYTHON:-python3}' -c \"import json; r=json.load(open('$OUT/nsys/cupti.json'))['results'][0]; print('under nsys: cupti', r.get('cupti'))\""
   stage overhead-gpu 60 10 bash -c "'$gpubench' --matrix mlp/cuda/fp32/pinned,cnn/cuda/fp32/pinned --overhead --steps 90 --config-timeout 25 --out '$OUT/report-overhead-gpu.json' --format markdown >'$OUT/report-overhead-gpu.md'; rc=\$?; cat '$OUT/report-overhead-gpu.md'; exit \$rc"
   # end_to_end: the CPU timing tests (compare, ci-perf-check), RUN_SERIAL and CI's already;
   # here they would spend the stage's budget on what needs no GPU.
