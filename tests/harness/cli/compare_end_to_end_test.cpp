@@ -34,9 +34,18 @@ TEST(CompareEndToEnd, SameBuildIsNoRegressionAndInjectedSlowdownIs) {
   }
   EXPECT_EQ(aa.exit_code, 0) << aa.output;
   EXPECT_EQ(aa.output.find("REGRESSION"), std::string::npos) << aa.output;
-  const std::string slow = run_quick(dir, "slow", "--test-step-delay-ms 15");
-
-  const auto ab = run_command(std::string(GPUBENCH_EXE) + " compare " + base + " " + slow + " --format markdown");
+  // A/B: the 15 ms delay slows a ~33 ms step by ~45%. A load spike on the base side can hide
+  // it (seen in a fresh-clone CI run: base 5143 samples/s with cv 15.5% against 7811 quiet,
+  // the slow side 5076), so the pair is measured again, up to three times; a compare that
+  // misses the slowdown would miss it every time.
+  std::string slow;
+  test_support::CommandResult ab;
+  for (int attempt = 0; attempt < 3; ++attempt) {
+    if (attempt > 0) base = run_quick(dir, "base", "");
+    slow = run_quick(dir, "slow", "--test-step-delay-ms 15");
+    ab = run_command(std::string(GPUBENCH_EXE) + " compare " + base + " " + slow + " --format markdown");
+    if (ab.exit_code == 1) break;
+  }
   EXPECT_EQ(ab.exit_code, 1) << ab.output;
   EXPECT_NE(ab.output.find("mlp/cpu/fp32"), std::string::npos) << ab.output;
   EXPECT_NE(ab.output.find("REGRESSION"), std::string::npos) << ab.output;
