@@ -15,8 +15,8 @@ namespace gpubench::bench {
 namespace {
 
 // The default preset's dataset, built once per workload: building it is not the loader's cost.
-const TensorDataset& cached_dataset(const Workload& workload) {
-  static std::map<std::string, TensorDataset> datasets;
+const Dataset& cached_dataset(const Workload& workload) {
+  static std::map<std::string, Dataset> datasets;
   auto found = datasets.find(workload.name());
   if (found == datasets.end())
     found = datasets.emplace(workload.name(), workload.make_dataset({workload.base_dataset_samples(), 1, ""})).first;
@@ -30,7 +30,7 @@ std::int64_t batch_bytes(const Batch& batch) {
 void loader_benchmark(benchmark::State& state, const std::string& workload_name) {
   const auto workload = make_workload(workload_name);
   LoaderOptions options;
-  options.batch_size = workload->default_batch_size();
+  options.batch_size = workload->default_batch_size(DeviceKind::Cpu);
   options.workers = static_cast<int>(state.range(0));
   LoaderBatchSource source(cached_dataset(*workload), options, torch::kCPU);
   const std::int64_t bytes_per_batch = batch_bytes(source.next());  // also starts the workers, untimed

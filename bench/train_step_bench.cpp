@@ -32,12 +32,12 @@ void train_step_benchmark(benchmark::State& state, const std::string& device_nam
   }
   const torch::Device device = device_name == "cuda" ? torch::Device(torch::kCUDA, 0) : torch::Device(torch::kCPU);
   const auto workload = make_workload(workload_name);
-  const std::int64_t batch_size = workload->default_batch_size();
-  const auto dataset = workload->make_dataset({kResidentBatches * batch_size, 1, ""});
+  const std::int64_t batch_size = workload->default_batch_size(device.is_cuda() ? DeviceKind::Cuda : DeviceKind::Cpu);
+  const auto all = workload->make_dataset({kResidentBatches * batch_size, 1, ""}).first(kResidentBatches * batch_size);
   std::vector<std::pair<torch::Tensor, torch::Tensor>> batches;
   for (std::int64_t i = 0; i < kResidentBatches; ++i)
-    batches.emplace_back(dataset.inputs().narrow(0, i * batch_size, batch_size).to(device),
-                         dataset.targets().narrow(0, i * batch_size, batch_size).to(device));
+    batches.emplace_back(all.data.narrow(0, i * batch_size, batch_size).to(device),
+                         all.target.narrow(0, i * batch_size, batch_size).to(device));
 
   Model model = workload->make_model();
   model.module->to(device);

@@ -36,6 +36,16 @@ target_include_directories(gpubench_fmt BEFORE INTERFACE ${CMAKE_BINARY_DIR}/fmt
 target_link_libraries(gpubench_fmt INTERFACE fmt::fmt)
 find_package(nlohmann_json 3.9 REQUIRED)
 find_package(CLI11 REQUIRED)
+# Image decoding for resnet50's ImageFolder data (workloads/data/image_decode.cpp):
+# libjpeg-turbo's TurboJPEG API and libpng, Debian's builds. TurboJPEG by find_path and
+# find_library, not its CMake config: that names absolute /usr paths, and the GPU machine
+# finds these libraries in a copied .deps/ prefix (scripts/device-validate.sh prepare).
+find_path(GPUBENCH_TURBOJPEG_INCLUDE_DIR turbojpeg.h REQUIRED)
+find_library(GPUBENCH_TURBOJPEG_LIBRARY NAMES turbojpeg REQUIRED)
+add_library(gpubench_turbojpeg UNKNOWN IMPORTED)
+set_target_properties(gpubench_turbojpeg PROPERTIES IMPORTED_LOCATION "${GPUBENCH_TURBOJPEG_LIBRARY}"
+  INTERFACE_INCLUDE_DIRECTORIES "${GPUBENCH_TURBOJPEG_INCLUDE_DIR}")
+find_package(PNG REQUIRED)
 if(GPUBENCH_BUILD_TESTS)
   find_package(GTest REQUIRED)
 endif()

@@ -11,9 +11,11 @@ round's ratios are of median samples/s; the table gives each ratio's median over
   same allocator, glibc   the two loops alone, both with glibc's defaults
   same allocator, retain  the two loops alone, both retaining freed memory
 Run it with the torch gpubench was built against (.venv/bin/python): the same LibTorch.
+Both sides use each workload's CPU batch (resnet50 8, gpt2 1 x 1024 tokens); their ids are
+named, so they run although `all` leaves them out on a CPU-only machine.
 
 Usage: compare_with_python.py [--gpubench build/gpubench] [--rounds 3] [--threads 2]
-                              [--steps 30] [--warmup 3] [--workloads mlp,cnn,transformer]
+                              [--steps 30] [--warmup 3] [--workloads mlp,cnn,transformer,resnet50,gpt2]
                               [--markdown FILE] [--json FILE]
 """
 import argparse
@@ -26,7 +28,7 @@ import sys
 import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-WORKLOADS = ("mlp", "cnn", "transformer")
+WORKLOADS = ("mlp", "cnn", "transformer", "resnet50", "gpt2")
 # What --host-malloc retain sets with mallopt (harness/device/host_malloc.cpp), for Python.
 RETAIN_TUNABLES = "glibc.malloc.mmap_max=0:glibc.malloc.trim_threshold=2147483647"
 SIDES = ("gpubench", "gpubench_glibc", "python", "python_retain")

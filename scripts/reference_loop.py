@@ -3,11 +3,19 @@
 
 gpubench's C++ loop must never be slower than what a user would write first in Python:
 same architecture, shapes, Adam(lr=1e-3) and cross-entropy as workloads/*.cpp, one fixed
-batch, no DataLoader, and a step of zero_grad / forward / loss / backward / step. It
-prints one JSON line with the median samples/s of the timed steps (the statistic gpubench
-reports), so scripts/compare-with-python.sh can interleave it with gpubench.
+batch, no DataLoader, and a step of zero_grad / forward / loss / backward / step. The
+standard workloads are their references themselves: torchvision's resnet50() and HF
+transformers' GPT2LMHeadModel configured as nanoGPT's GPT (tests/workloads/
+reference_outputs.py proves gpubench's models equal to them). It prints one JSON line with
+the median samples/s of the timed steps (the statistic gpubench reports), so
+scripts/compare_with_python.py can interleave it with gpubench.
+
+On a GPU (--device cuda) the model and batch live on cuda:0, --precision picks fp32 (TF32
+off, as gpubench's fp32), amp-bf16 or amp-fp16 (autocast + torch.amp.GradScaler), and each
+step ends with torch.cuda.synchronize() so its time is the GPU's.
 
 Usage: reference_loop.py WORKLOAD [--threads N] [--steps N] [--warmup N] [--batch-size N]
+                         [--device cpu|cuda] [--precision fp32|amp-bf16|amp-fp16]
 """
 import argparse
 import json
@@ -105,6 +113,30 @@ class Transformer(nn.Module):
         return self.head(self.final_ln(x)).transpose(0, 1)
 
 
+# ---- resnet50 and gpt2: the references themselves (workloads/resnet50.h, workloads/gpt2.h) --
+def resnet50():
+    import torchvision
+    return torchvision.models.resnet50()
+
+
+class Gpt2(nn.Module):
+    """HF GPT2LMHeadModel as nanoGPT's GPT: vocab 50304, exact GELU, dropout 0, sdpa attention."""
+
+    def __init__(self):
+        super().__init__()
+        from transformers import GPT2Config, GPT2LMHeadModel
+        config = GPT2Config(vocab_size=50304, n_positions=1024, n_embd=768, n_layer=12, n_head=12,
+                            activation_function="gelu", resid_pdrop=0.0, embd_pdrop=0.0, attn_pdrop=0.0)
+        config._attn_implementation = "sdpa"
+        self.model = GPT2LMHeadModel(config)
+
+    def forward(self, tokens):
+        return self.model(input_ids=tokens).logits
+
+
+GPT2_CONTEXT, GPT2_TOKENIZER_VOCAB = 1024, 50257
+
+
 def classification_loss(output, targets):
     return F.cross_entropy(output.float(), targets)
 
@@ -113,12 +145,16 @@ def next_token_loss(output, targets):
     return F.cross_entropy(output.reshape(-1, output.size(-1)).float(), targets.reshape(-1))
 
 
-# name -> (model, default batch, batch maker, loss), the batch sizes of workloads/*.h
+# name -> (model, default batch {cpu, cuda}, batch maker, loss), the batch sizes of workloads/*.h
 WORKLOADS = {
-    "mlp": (Mlp, 256, lambda b: (torch.randn(b, 1, 28, 28), torch.randint(0, 10, (b,))), classification_loss),
-    "cnn": (Cnn, 128, lambda b: (torch.randn(b, 3, 32, 32), torch.randint(0, 10, (b,))), classification_loss),
-    "transformer": (Transformer, 32,
+    "mlp": (Mlp, (256, 256), lambda b: (torch.randn(b, 1, 28, 28), torch.randint(0, 10, (b,))), classification_loss),
+    "cnn": (Cnn, (128, 128), lambda b: (torch.randn(b, 3, 32, 32), torch.randint(0, 10, (b,))), classification_loss),
+    "transformer": (Transformer, (32, 32),
                     lambda b: (torch.randint(0, VOCAB, (b, SEQ)), torch.randint(0, VOCAB, (b, SEQ))), next_token_loss),
+    "resnet50": (resnet50, (8, 256), lambda b: (torch.randn(b, 3, 224, 224), torch.randint(0, 1000, (b,))),
+                 classification_loss),
+    "gpt2": (Gpt2, (1, 16), lambda b: (torch.randint(0, GPT2_TOKENIZER_VOCAB, (b, GPT2_CONTEXT)),
+                                       torch.randint(0, GPT2_TOKENIZER_VOCAB, (b, GPT2_CONTEXT))), next_token_loss),
 }
 
 
@@ -128,8 +164,13 @@ def parse_args(argv):
     parser.add_argument("--threads", type=int, default=0, help="intra-op threads (default: torch's)")
     parser.add_argument("--steps", type=int, default=30, help="timed steps")
     parser.add_argument("--warmup", type=int, default=3, help="untimed steps first")
-    parser.add_argument("--batch-size", type=int, default=0, help="default: the workload's")
+    parser.add_argument("--batch-size", type=int, default=0, help="default: the workload's for the device")
+    parser.add_argument("--device", choices=["cpu", "cuda"], default="cpu")
+    parser.add_argument("--precision", choices=["fp32", "amp-bf16", "amp-fp16"], default="fp32",
+                        help="CUDA only: autocast bf16, or fp16 with GradScaler")
     args = parser.parse_args(argv)
+    if args.precision != "fp32" and args.device != "cuda":
+        parser.error("--precision amp-* is a CUDA precision (gpubench's CPU bf16 is another config)")
     if args.steps < 1 or args.warmup < 0 or args.threads < 0 or args.batch_size < 0:
         parser.error("--steps must be >= 1 and --warmup, --threads, --batch-size >= 0")
     return args
@@ -140,26 +181,40 @@ def main(argv):
     if args.threads:
         torch.set_num_threads(args.threads)
     torch.manual_seed(42)
-    model_class, default_batch, make_batch, loss_fn = WORKLOADS[args.workload]
-    batch = args.batch_size or default_batch
-    model = model_class()
+    model_class, default_batches, make_batch, loss_fn = WORKLOADS[args.workload]
+    cuda = args.device == "cuda"
+    batch = args.batch_size or default_batches[1 if cuda else 0]
+    if cuda:  # gpubench's fp32 is IEEE fp32: no TF32 in matmuls or convolutions
+        torch.backends.cuda.matmul.allow_tf32 = False
+        torch.backends.cudnn.allow_tf32 = False
+    model = model_class().to(args.device)
     model.train()
     optimizer = torch.optim.Adam(model.parameters(), lr=1e-3)
-    data, target = make_batch(batch)
+    data, target = (t.to(args.device) for t in make_batch(batch))
+    amp_dtype = {"amp-bf16": torch.bfloat16, "amp-fp16": torch.float16}.get(args.precision)
+    scaler = torch.amp.GradScaler("cuda", enabled=args.precision == "amp-fp16")
     step_s = []
     for step in range(args.warmup + args.steps):
         start = time.perf_counter()
         optimizer.zero_grad(set_to_none=True)
-        loss = loss_fn(model(data), target)
-        loss.backward()
-        optimizer.step()
+        with torch.autocast(args.device, dtype=amp_dtype or torch.bfloat16, enabled=amp_dtype is not None):
+            loss = loss_fn(model(data), target)
+        if scaler.is_enabled():
+            scaler.scale(loss).backward()
+            scaler.step(optimizer)
+            scaler.update()
+        else:
+            loss.backward()
+            optimizer.step()
+        if cuda:
+            torch.cuda.synchronize()
         elapsed = time.perf_counter() - start
         loss.item()  # as gpubench: read after the step, outside the timed part
         if step >= args.warmup:
             step_s.append(elapsed)
     samples_per_s = [batch / s for s in step_s]
     print(json.dumps({"workload": args.workload, "torch": torch.__version__, "threads": torch.get_num_threads(),
-                      "batch_size": batch, "steps": len(step_s),
+                      "device": args.device, "precision": args.precision, "batch_size": batch, "steps": len(step_s),
                       "samples_per_s_median": statistics.median(samples_per_s)}))
 
 

@@ -5,4 +5,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh
 scripts/build.sh
-exec build/gpubench --matrix all --out gpubench-report.json "$@"
+# The report goes to gpubench-report.json unless the arguments name another --out.
+out=(--out gpubench-report.json)
+for arg in "$@"; do case "$arg" in --out|--out=*) out=() ;; esac; done
+exec build/gpubench --matrix all "${out[@]}" "$@"

@@ -17,6 +17,7 @@ packages=(
   nlohmann-json3-dev libfmt-dev libcli11-dev
   libgtest-dev libgmock-dev googletest libbenchmark-dev
   libvalijson-dev                 # JSON Schema validation of reports in the tests
+  libturbojpeg0-dev libpng-dev    # resnet50's ImageFolder data: JPEG (libjpeg-turbo) and PNG decoding
   python3-matplotlib              # scripts/plot_report.py
   slurmctld slurmd slurm-client munge   # scripts/slurm-local.sh: a one-node Slurm for the srun/sbatch tests
   iproute2                        # ip netns: the two-host torchrun test
@@ -51,6 +52,17 @@ if ! PYTHONWARNINGS=ignore "$venv/bin/python" -c "$wanted" 2>/dev/null; then
   "$venv/bin/pip" install --quiet --disable-pip-version-check "torch==$torch_pin"
 fi
 PYTHONWARNINGS=ignore "$venv/bin/python" -c 'import torch; print(f"setup: torch {torch.__version__} (CUDA {torch.version.cuda}) in .venv")' >&2
+
+# The references the standard workloads are proven equal to (tests/workloads/reference_*):
+# torchvision's resnet50 (0.26.0 is the release built for torch 2.11) and HF transformers'
+# GPT2LMHeadModel (the release the GPU machine has); scripts/reference_loop.py trains them.
+reference_pins=("torchvision==0.26.0" "transformers==5.17.0")
+if ! PYTHONWARNINGS=ignore "$venv/bin/python" -c "import importlib.metadata as m, sys
+sys.exit(any(m.version(pin.split('==')[0]) != pin.split('==')[1] for pin in sys.argv[1:]))" "${reference_pins[@]}" 2>/dev/null; then
+  echo "setup: installing ${reference_pins[*]} into $venv" >&2
+  # torch stays the pinned build: pip must not replace it while resolving these.
+  "$venv/bin/pip" install --quiet --disable-pip-version-check "${reference_pins[@]}" "torch==$torch_pin"
+fi
 
 # Meta's Holistic Trace Analysis, which reads --hta-dir traces (a test loads them with it).
 hta_pin=0.5.0

@@ -66,8 +66,8 @@ std::int64_t CnnImpl::forward_macs_per_sample(std::int64_t height, std::int64_t 
   return macs + linear_macs(head);  // after global average pooling: one 128-vector
 }
 
-TensorDataset CnnWorkload::make_dataset(const DatasetRequest& request) const {
-  return make_class_pattern_images(request.samples, {3, 32, 32}, 10, request.seed);
+Dataset CnnWorkload::make_dataset(const DatasetRequest& request) const {
+  return Dataset(std::make_shared<TensorDataset>(make_class_pattern_images(request.samples, {3, 32, 32}, 10, request.seed)));
 }
 
 nlohmann::json CnnWorkload::describe() const {

@@ -40,10 +40,10 @@ TORCH_MODULE(Cnn);
 class CnnWorkload final : public Workload {
  public:
   std::string name() const override { return "cnn"; }
-  std::int64_t default_batch_size() const override { return 128; }
+  std::int64_t default_batch_size(DeviceKind) const override { return 128; }
   std::int64_t base_dataset_samples() const override { return 8192; }
   Model make_model() const override { return wrap_model(Cnn()); }
-  TensorDataset make_dataset(const DatasetRequest& request) const override;
+  Dataset make_dataset(const DatasetRequest& request) const override;
   nlohmann::json describe() const override;
   std::int64_t forward_macs_per_sample() const override { return Cnn()->forward_macs_per_sample(); }
 };

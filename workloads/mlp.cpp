@@ -23,9 +23,13 @@ std::int64_t MlpImpl::forward_macs_per_sample() const {
   return linear_macs(fc1) + linear_macs(fc2) + linear_macs(fc3);
 }
 
-TensorDataset MlpWorkload::make_dataset(const DatasetRequest& request) const {
-  if (!request.data_dir.empty()) return load_mnist_idx(request.data_dir);
-  return make_class_pattern_images(request.samples, {1, 28, 28}, 10, request.seed);
+Dataset MlpWorkload::make_dataset(const DatasetRequest& request) const {
+  if (!request.data_path.empty()) return Dataset(std::make_shared<TensorDataset>(load_mnist_idx(request.data_path)));
+  return Dataset(std::make_shared<TensorDataset>(make_class_pattern_images(request.samples, {1, 28, 28}, 10, request.seed)));
+}
+
+std::string MlpWorkload::real_data_format() const {
+  return std::string("a folder with MNIST's ") + kMnistImagesFile + " and " + kMnistLabelsFile;
 }
 
 nlohmann::json MlpWorkload::describe() const {

@@ -18,13 +18,13 @@ TORCH_MODULE(Mlp);
 class MlpWorkload final : public Workload {
  public:
   std::string name() const override { return "mlp"; }
-  std::int64_t default_batch_size() const override { return 256; }
+  std::int64_t default_batch_size(DeviceKind) const override { return 256; }
   std::int64_t base_dataset_samples() const override { return 16384; }
   Model make_model() const override { return wrap_model(Mlp()); }
-  TensorDataset make_dataset(const DatasetRequest& request) const override;
+  Dataset make_dataset(const DatasetRequest& request) const override;
   nlohmann::json describe() const override;
   std::int64_t forward_macs_per_sample() const override { return Mlp()->forward_macs_per_sample(); }
-  bool accepts_real_data() const override { return true; }
+  std::string real_data_format() const override;
 };
 
 }  // namespace gpubench

@@ -13,6 +13,10 @@ namespace gpubench {
 inline constexpr std::int64_t kFlopsPerMac = 2;
 inline constexpr std::int64_t kTrainingPassesPerForward = 3;
 
+// How the matmul workloads count (the flops.convention every row states).
+inline constexpr const char* kMatmulFlopsConvention =
+    "matmul FLOPs only (Linear, Conv2d, attention's QK^T and AV), 2 per multiply-add; backward = 2x forward";
+
 inline std::int64_t training_flops(std::int64_t forward_macs) {
   return forward_macs * kFlopsPerMac * kTrainingPassesPerForward;
 }

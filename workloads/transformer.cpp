@@ -56,9 +56,9 @@ std::int64_t TransformerImpl::forward_macs_per_sample(std::int64_t seq) const {
   return macs;
 }
 
-TensorDataset TransformerWorkload::make_dataset(const DatasetRequest& request) const {
+Dataset TransformerWorkload::make_dataset(const DatasetRequest& request) const {
   const TransformerShape shape;
-  return make_markov_token_stream(request.samples, shape.seq_len, shape.vocab, request.seed);
+  return Dataset(std::make_shared<TensorDataset>(make_markov_token_stream(request.samples, shape.seq_len, shape.vocab, request.seed)));
 }
 
 torch::Tensor TransformerWorkload::loss(const torch::Tensor& output, const torch::Tensor& targets) const {

@@ -48,10 +48,10 @@ TORCH_MODULE(Transformer);
 class TransformerWorkload final : public Workload {
  public:
   std::string name() const override { return "transformer"; }
-  std::int64_t default_batch_size() const override { return 32; }
+  std::int64_t default_batch_size(DeviceKind) const override { return 32; }
   std::int64_t base_dataset_samples() const override { return 2048; }
   Model make_model() const override { return wrap_model(Transformer()); }
-  TensorDataset make_dataset(const DatasetRequest& request) const override;
+  Dataset make_dataset(const DatasetRequest& request) const override;
   // Next-token cross-entropy over every position.
   torch::Tensor loss(const torch::Tensor& output, const torch::Tensor& targets) const override;
   nlohmann::json describe() const override;

@@ -2,7 +2,10 @@
 
 #include "config/errors.h"
 #include "workloads/cnn.h"
+#include "workloads/gpt2.h"
 #include "workloads/mlp.h"
+#include "workloads/model_flops.h"
+#include "workloads/resnet50.h"
 #include "workloads/transformer.h"
 
 namespace gpubench {
@@ -11,8 +14,10 @@ torch::Tensor Workload::loss(const torch::Tensor& output, const torch::Tensor& t
   return torch::nn::functional::cross_entropy(output.to(torch::kFloat32), targets);
 }
 
+std::string Workload::flops_convention() const { return kMatmulFlopsConvention; }
+
 const std::vector<std::string>& workload_names() {
-  static const std::vector<std::string> names = {"mlp", "cnn", "transformer"};
+  static const std::vector<std::string> names = {"mlp", "cnn", "transformer", "resnet50", "gpt2"};
   return names;
 }
 
@@ -20,7 +25,9 @@ std::unique_ptr<Workload> make_workload(const std::string& name) {
   if (name == "mlp") return std::make_unique<MlpWorkload>();
   if (name == "cnn") return std::make_unique<CnnWorkload>();
   if (name == "transformer") return std::make_unique<TransformerWorkload>();
-  throw UsageError("workload '" + name + "' is unknown: expected mlp, cnn or transformer");
+  if (name == "resnet50") return std::make_unique<ResNet50Workload>();
+  if (name == "gpt2") return std::make_unique<Gpt2Workload>();
+  throw UsageError("workload '" + name + "' is unknown: expected mlp, cnn, transformer, resnet50 or gpt2");
 }
 
 }  // namespace gpubench

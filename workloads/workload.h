@@ -7,7 +7,8 @@
 #include <nlohmann/json.hpp>
 #include <torch/torch.h>
 
-#include "workloads/data/tensor_dataset.h"
+#include "config/config.h"
+#include "workloads/data/dataset.h"
 #include "workloads/model.h"
 
 namespace gpubench {
@@ -16,7 +17,10 @@ namespace gpubench {
 struct DatasetRequest {
   std::int64_t samples = 0;
   std::uint64_t seed = 0;
-  std::string data_dir;  // empty = synthetic
+  std::string data_path;  // empty = synthetic; else the workload's real-data format
+  // The parent checks real data once before any config runs (every image decoded, every
+  // token id range-checked); a config's own process then only re-reads the index.
+  bool full_check = true;
 };
 
 // One training workload: model, dataset and loss, with its exact definition recorded in
@@ -25,20 +29,29 @@ class Workload {
  public:
   virtual ~Workload() = default;
   virtual std::string name() const = 0;
-  virtual std::int64_t default_batch_size() const = 0;
+  // Per process; a CPU gets a smaller batch than a GPU where one would take minutes a step.
+  virtual std::int64_t default_batch_size(DeviceKind device) const = 0;
   // Dataset size of the `default` preset; presets scale it.
   virtual std::int64_t base_dataset_samples() const = 0;
   virtual Model make_model() const = 0;
-  virtual TensorDataset make_dataset(const DatasetRequest& request) const = 0;
+  // Throws UsageError naming the file and what is wrong with real data.
+  virtual Dataset make_dataset(const DatasetRequest& request) const = 0;
   // Cross-entropy of the model's output against the targets, computed in fp32 (autocast
   // outputs are cast up so the loss itself is never low precision).
   virtual torch::Tensor loss(const torch::Tensor& output, const torch::Tensor& targets) const;
   // Human-readable definition and sizes for the report.
   virtual nlohmann::json describe() const = 0;
-  // Multiply-adds of one sample's forward, counted from the model's layers
-  // (model_flops.h has the convention); training FLOPs are training_flops() of it.
+  // Multiply-adds of one sample's forward, counted by flops_convention(); training FLOPs
+  // are training_flops() of it (model_flops.h).
   virtual std::int64_t forward_macs_per_sample() const = 0;
-  virtual bool accepts_real_data() const { return false; }
+  virtual std::string flops_convention() const;
+  // Tokens a sample holds (language models: tokens/s is what their users compare); 0: none.
+  virtual std::int64_t tokens_per_sample() const { return 0; }
+  // The real data --data takes for this workload ("" = synthetic only), for help and errors.
+  virtual std::string real_data_format() const { return ""; }
+  // The standard models (resnet50, gpt2): a step takes seconds on a CPU, so groups leave
+  // their CPU configs out on a machine without a GPU unless they are asked for by name.
+  virtual bool real_scale() const { return false; }
 };
 
 std::unique_ptr<Workload> make_workload(const std::string& name);  // throws UsageError

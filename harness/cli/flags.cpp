@@ -10,6 +10,7 @@
 #include "config/errors.h"
 #include "profile/profile_steps_range.h"
 #include "profile/overhead_schedule.h"
+#include "workloads/workload.h"
 
 namespace gpubench {
 namespace {
@@ -33,9 +34,28 @@ std::vector<std::string> split_commas(const std::string& text) {
 struct RawFlags {
   std::string workload, preset = "default", steps, warmup, batch_size, threads, workers, seed, timeout;
   std::string bucket_mb, comm_timeout, nproc, host_malloc;
+  std::vector<std::string> data;
 };
 
 constexpr double kMinCommTimeoutS = 1.0;
+
+// "mlp=DIR" names its workload; any other text (a path may hold '=') is a bare path.
+void add_data_path(const std::string& item, std::map<std::string, std::string>& paths) {
+  std::string workload, path = item;
+  const auto equals = item.find('=');
+  if (equals != std::string::npos) {
+    const std::string prefix = item.substr(0, equals);
+    const auto& names = workload_names();
+    if (std::find(names.begin(), names.end(), prefix) != names.end()) {
+      workload = prefix;
+      path = item.substr(equals + 1);
+    }
+  }
+  if (path.empty()) throw UsageError("--data '" + item + "' names no path: expected [WORKLOAD=]PATH");
+  if (!paths.emplace(workload, path).second)
+    throw UsageError("--data is given twice for " + (workload.empty() ? std::string("a bare path") : workload) + " ('" +
+                     paths[workload] + "' and '" + path + "'): expected one path per workload");
+}
 
 long long max_threads() { return std::max(16LL, 4LL * std::max(1u, std::thread::hardware_concurrency())); }
 
@@ -56,7 +76,7 @@ double parse_positive(const std::string& flag, const std::string& text, double m
 }
 
 void add_settings_flags(CLI::App& app, RawFlags& raw, CliOptions& options) {
-  app.add_option("--workload", raw.workload, "Comma list of workloads: mlp,cnn,transformer (default: all)");
+  app.add_option("--workload", raw.workload, "Comma list of workloads: mlp,cnn,transformer,resnet50,gpt2 (default: all)");
   app.add_option("--preset", raw.preset, "quick | default | full: steps and dataset sizes (models never change)");
   app.add_option("--steps", raw.steps, "Measured steps per config (default: preset's)");
   app.add_option("--warmup", raw.warmup, "Warm-up steps excluded from statistics (default: preset's)");
@@ -67,7 +87,13 @@ void add_settings_flags(CLI::App& app, RawFlags& raw, CliOptions& options) {
                  "retain | glibc: keep freed CPU tensor memory for the next step (default), or glibc's "
                  "defaults, which unmap and page-fault it again each step (what a Python loop gets)");
   app.add_option("--seed", raw.seed, "Seed for data, init and shuffling (default: 42)");
-  app.add_option("--data", options.settings.data_dir, "Folder with MNIST IDX files (train-images-idx3-ubyte, train-labels-idx1-ubyte) for mlp");
+  app.add_option("--data", raw.data,
+                 "[WORKLOAD=]PATH, repeatable: real data instead of synthetic. mlp=DIR with MNIST's IDX files "
+                 "(train-images-idx3-ubyte, train-labels-idx1-ubyte), resnet50=DIR an ImageFolder tree (class "
+                 "subfolders of JPEG/PNG), gpt2=FILE a nanoGPT train.bin (uint16 ids); a bare PATH is for the one "
+                 "workload of the matrix that reads data")
+      ->expected(1)
+      ->take_all();
   app.add_option("--profile-steps", options.settings.profile_steps,
                  "A:B: cudaProfilerStart/Stop and the NVTX range profile-steps@gpubench around steps A..B, for nsys "
                  "--capture-range=cudaProfilerApi or --capture-range=nvtx");
@@ -98,6 +124,7 @@ void apply_settings(const CLI::App& app, const RawFlags& raw, CliOptions& option
   if (given("--threads")) s.threads = static_cast<int>(parse_integer("--threads", raw.threads, 1, max_threads()));
   if (given("--workers")) s.workers = static_cast<int>(parse_integer("--workers", raw.workers, 0, 256));
   if (given("--host-malloc")) s.host_malloc = parse_host_malloc(raw.host_malloc);
+  for (const std::string& item : raw.data) add_data_path(item, s.data_paths);
   if (given("--seed")) s.seed = static_cast<std::uint64_t>(parse_integer("--seed", raw.seed, 0, (1LL << 62)));
   if (!s.profile_steps.empty()) (void)parse_profile_steps(s.profile_steps);  // fail now, not per config
   if (given("--config-timeout")) s.config_timeout_s = static_cast<double>(parse_integer("--config-timeout", raw.timeout, 1, 7 * 24 * 3600));
@@ -235,7 +262,8 @@ std::vector<std::string> settings_to_args(const RunSettings& s) {
   if (s.threads > 0) add("--threads", s.threads);
   add("--workers", s.workers);
   args.insert(args.end(), {"--host-malloc", to_string(s.host_malloc)});
-  if (!s.data_dir.empty()) args.insert(args.end(), {"--data", s.data_dir});
+  for (const auto& [workload, path] : s.data_paths)
+    args.insert(args.end(), {"--data", workload.empty() ? path : workload + "=" + path});
   if (!s.profile_steps.empty()) args.insert(args.end(), {"--profile-steps", s.profile_steps});
   if (!s.hta_dir.empty()) args.insert(args.end(), {"--hta-dir", s.hta_dir});
   if (!s.cupti) args.push_back("--no-cupti");

@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <functional>
 #include <iostream>
+#include <map>
 #include <optional>
 
 #include <fmt/format.h>
@@ -26,7 +27,6 @@
 #include "run/child_process.h"
 #include "run/config_runner.h"
 #include "run/matrix_runner.h"
-#include "workloads/data/mnist.h"
 #include "workloads/workload.h"
 
 namespace gpubench {
@@ -74,8 +74,36 @@ void check_outputs_replace_no_input(const CliOptions& options) {
     throw UsageError("--out and --trace are the same file '" + options.out + "': expected two paths");
 }
 
+// A bare --data PATH is for the one workload of the matrix that reads real data; every
+// --data must name a workload the matrix runs and that reads data.
+void resolve_data_paths(RunSettings& settings, const std::vector<std::string>& workloads) {
+  auto& paths = settings.data_paths;
+  std::vector<std::string> readers;
+  for (const auto& name : workloads)
+    if (!make_workload(name)->real_data_format().empty()) readers.push_back(name);
+  if (const auto bare = paths.find(""); bare != paths.end()) {
+    const std::string path = bare->second;
+    paths.erase(bare);
+    if (readers.size() != 1)
+      throw UsageError("--data '" + path + "' names no workload and this matrix runs " +
+                       (readers.empty() ? std::string("none that reads data") : fmt::format("several that do ({})", fmt::join(readers, ", "))) +
+                       ": expected --data WORKLOAD=PATH (mlp, resnet50 or gpt2)");
+    if (paths.count(readers.front()))
+      throw UsageError("--data is given twice for " + readers.front() + " ('" + path + "' and '" + paths[readers.front()] + "')");
+    paths[readers.front()] = path;
+  }
+  for (const auto& [name, path] : paths) {
+    const auto workload = make_workload(name);
+    if (workload->real_data_format().empty())
+      throw UsageError("--data " + name + "='" + path + "': " + name + " trains on synthetic data only; real data is for " +
+                       "mlp (MNIST IDX files), resnet50 (an ImageFolder tree) or gpt2 (a nanoGPT train.bin)");
+    if (std::find(workloads.begin(), workloads.end(), name) == workloads.end())
+      throw UsageError("--data " + name + "='" + path + "' is for the " + name + " workload, which this matrix does not run");
+  }
+}
+
 // Everything that can be wrong with the inputs is found here, before an hour of runs.
-void validate_inputs(const CliOptions& options, const std::vector<Config>& configs) {
+void validate_inputs(CliOptions& options, const std::vector<Config>& configs) {
   std::vector<std::string> workloads;
   for (const auto& config : configs)
     if (std::find(workloads.begin(), workloads.end(), config.workload) == workloads.end())
@@ -87,32 +115,41 @@ void validate_inputs(const CliOptions& options, const std::vector<Config>& confi
         throw UsageError("--matrix " + config.id() + " runs workload " + config.workload + " but --workload '" +
                          fmt::format("{}", fmt::join(options.workloads, ",")) +
                          "' leaves it out: drop --workload or name only its workloads' configs");
-  const auto& data_dir = options.settings.data_dir;
-  if (!data_dir.empty() && std::find(workloads.begin(), workloads.end(), "mlp") == workloads.end())
-    throw UsageError("--data '" + data_dir + "' is for the mlp workload (MNIST), which this matrix does not run");
-  for (const auto& name : workloads) {
-    const ResolvedSizes sizes = resolve_sizes(name, options.settings);
-    std::int64_t samples = sizes.dataset_samples;
-    if (name == "mlp" && !data_dir.empty()) samples = static_cast<std::int64_t>(*load_mnist_idx(data_dir).size());
-    if (sizes.batch_size > samples)
+  RunSettings& settings = options.settings;
+  resolve_data_paths(settings, workloads);
+  std::map<std::string, std::int64_t> samples;  // per workload: real data is read and checked in full, once
+  for (const auto& config : configs) {
+    const ResolvedSizes sizes = resolve_sizes(config, settings);
+    if (!samples.count(config.workload)) {
+      const auto path = settings.data_paths.find(config.workload);
+      samples[config.workload] =
+          path == settings.data_paths.end()
+              ? sizes.dataset_samples
+              : static_cast<std::int64_t>(*make_workload(config.workload)
+                                               ->make_dataset({sizes.dataset_samples, settings.seed, path->second})
+                                               .size());
+    }
+    if (sizes.batch_size > samples[config.workload])
       throw UsageError(fmt::format("--batch-size {} is larger than the {} dataset ({} samples with preset {})",
-                                   sizes.batch_size, name, samples, to_string(options.settings.preset)));
+                                   sizes.batch_size, config.workload, samples[config.workload], to_string(settings.preset)));
   }
   if (options.command == CliOptions::Command::List) return;
   check_writable(options.out, "--out");
   if (!options.trace.empty()) check_writable(options.trace, "--trace");
-  if (!options.settings.hta_dir.empty()) check_writable_folder(options.settings.hta_dir, "--hta-dir");
+  if (!settings.hta_dir.empty()) check_writable_folder(settings.hta_dir, "--hta-dir");
   check_outputs_replace_no_input(options);
 }
 
 nlohmann::json matrix_json(const CliOptions& options, const std::vector<Config>& configs, int threads) {
+  // Per workload and device kind: batches differ between a CPU and a GPU.
   nlohmann::json sizes = nlohmann::json::object();
-  for (const auto& name : selected_workloads(options)) {
-    const ResolvedSizes s = resolve_sizes(name, options.settings);
-    sizes[name] = {{"batch_size", s.batch_size},       {"dataset_samples", s.dataset_samples},
-                   {"warmup", s.warmup},               {"min_steps", s.stopping.min_steps},
-                   {"max_steps", s.stopping.max_steps}, {"budget_s", s.stopping.budget_s},
-                   {"exact_steps", s.stopping.exact}};
+  for (const auto& config : configs) {
+    const ResolvedSizes s = resolve_sizes(config, options.settings);
+    sizes[config.workload][to_string(config.device)] = {
+        {"batch_size", s.batch_size},       {"dataset_samples", s.dataset_samples},
+        {"warmup", s.warmup},               {"min_steps", s.stopping.min_steps},
+        {"max_steps", s.stopping.max_steps}, {"budget_s", s.stopping.budget_s},
+        {"exact_steps", s.stopping.exact}};
   }
   nlohmann::json ids = nlohmann::json::array();
   for (const auto& config : configs) ids.push_back(config.id());
@@ -125,7 +162,7 @@ nlohmann::json matrix_json(const CliOptions& options, const std::vector<Config>&
           {"threads", threads},
           {"workers", options.settings.workers},
           {"host_malloc", host_malloc_json(options.settings.host_malloc)},
-          {"data_dir", options.settings.data_dir},
+          {"data", options.settings.data_paths},
           {"config_ids", ids},
           // Never silently: a report measured with the test-only slowdown says so.
           {"test_step_delay_ms", options.settings.test_step_delay_ms}};
@@ -139,7 +176,7 @@ struct ExpectedSteps {
   std::string text;
 };
 ExpectedSteps expected_steps(const Config& config, const RunSettings& settings) {
-  ResolvedSizes sizes = resolve_sizes(config.workload, settings);
+  ResolvedSizes sizes = resolve_sizes(config, settings);
   sizes.warmup = warmup_steps_for(config, sizes.warmup);
   if (config.parallel != ParallelMode::Ddp && !sizes.stopping.exact)
     return {true, sizes.stopping.budget_s,
@@ -153,13 +190,30 @@ ExpectedSteps expected_steps(const Config& config, const RunSettings& settings) 
                             ranks.min_steps, ranks.max_steps, sizes.stopping.budget_s)};
 }
 
-int print_list(const std::vector<Config>& configs, const MachineCapabilities& machine, const RunSettings& settings) {
+// The configs a group chose that this machine leaves out (left_out_of_groups); an id named
+// in --matrix always runs.
+std::map<std::string, std::string> left_out_configs(const CliOptions& options, const std::vector<Config>& configs,
+                                                    const MachineCapabilities& machine) {
+  const std::vector<std::string> named = named_config_ids(options.matrix_spec);
+  std::map<std::string, std::string> left_out;
+  for (const auto& config : configs) {
+    if (std::find(named.begin(), named.end(), config.id()) != named.end()) continue;
+    const bool workload_named =
+        std::find(options.workloads.begin(), options.workloads.end(), config.workload) != options.workloads.end();
+    if (auto reason = left_out_of_groups(config, machine, workload_named)) left_out[config.id()] = *reason;
+  }
+  return left_out;
+}
+
+int print_list(const std::vector<Config>& configs, const MachineCapabilities& machine,
+               const std::map<std::string, std::string>& left_out, const RunSettings& settings) {
   int budgeted = 0, fixed = 0;
   double budget_s = 0;
   std::size_t width = 0;
   for (const auto& config : configs) width = std::max(width, config.id().size());
   for (const auto& config : configs) {
-    const auto reason = skip_reason(config, machine);
+    std::optional<std::string> reason = skip_reason(config, machine);
+    if (const auto found = left_out.find(config.id()); !reason && found != left_out.end()) reason = found->second;
     const ExpectedSteps expected = expected_steps(config, settings);
     std::cout << fmt::format("{:<{}} {}\n", config.id(), width, reason ? "skip: " + *reason : "runs here: " + expected.text);
     if (reason) continue;
@@ -186,7 +240,8 @@ std::string progress_line(std::size_t index, std::size_t total, const nlohmann::
 
 }  // namespace
 
-int run_matrix_command(const CliOptions& options, const std::string& command_line) {
+int run_matrix_command(const CliOptions& given, const std::string& command_line) {
+  CliOptions options = given;  // validation resolves a bare --data PATH to its workload
   const int threads = apply_thread_setting(options.settings.threads);
   const MachineCapabilities machine = detect_capabilities();
   MatrixRequest request;
@@ -197,7 +252,8 @@ int run_matrix_command(const CliOptions& options, const std::string& command_lin
   const std::vector<Config> configs = expand_matrix(request);
   validate_inputs(options, configs);
   const nlohmann::json ceilings = options.ceilings.empty() ? nlohmann::json() : load_ceilings(options.ceilings);
-  if (options.command == CliOptions::Command::List) return print_list(configs, machine, options.settings);
+  const std::map<std::string, std::string> left_out = left_out_configs(options, configs, machine);
+  if (options.command == CliOptions::Command::List) return print_list(configs, machine, left_out, options.settings);
   // Launched as one rank (torchrun, Slurm, --nproc): a bad launch environment or an
   // unreachable store is a usage error now, before anything runs; only rank 0 reports.
   const std::shared_ptr<RankLauncher> ranks = RankLauncher::from_environment(options.settings.comm_timeout_s);
@@ -210,6 +266,7 @@ int run_matrix_command(const CliOptions& options, const std::string& command_lin
   run.configs = configs;
   run.settings = options.settings;
   run.machine = machine;
+  run.left_out = left_out;
   run.collect_trace = !options.trace.empty();
   run.child_command = {self_executable()};
   const auto settings_args = settings_to_args(options.settings);

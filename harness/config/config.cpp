@@ -72,14 +72,16 @@ bool parse_variant(const std::string& id, const std::string& text, Config& confi
   if (!full_precision && !(adam && config.precision == Precision::AmpFp16))
     throw bad_id(id, "'" + text + "' is measured in fp32 or tf32" + std::string(adam ? " (or amp-fp16)" : "") +
                          ", against the same config without it");
-  if (config.variant == Variant::ChannelsLast && config.workload != "cnn")
-    throw bad_id(id, "channels-last applies to the cnn workload only (the others have no 4-d tensors)");
+  if (config.variant == Variant::ChannelsLast && !is_image_workload(config.workload))
+    throw bad_id(id, "channels-last applies to the image workloads cnn and resnet50 only (the others have no 4-d tensors)");
   if (config.variant == Variant::CudaGraph && config.device != DeviceKind::Cuda)
     throw bad_id(id, "graph (the step captured in a CUDA Graph) needs device cuda");
   return true;
 }
 
 }  // namespace
+
+bool is_image_workload(const std::string& workload) { return workload == "cnn" || workload == "resnet50"; }
 
 std::string to_string(DeviceKind device) { return device == DeviceKind::Cpu ? "cpu" : "cuda"; }
 

@@ -22,7 +22,7 @@ enum class Variant { None, AdamForeach, AdamFused, ChannelsLast, CudaGraph };
 //   cuda: cnn/cuda/fp32/pageable   cnn/cuda/amp-fp16/pinned   cnn/cuda/fp32/pinned/dp
 //         cnn/cuda/fp32/pinned/ddp-1  (host memory defaults to pinned when omitted)
 //   variants (single process, fp32 or tf32): mlp/cpu/fp32/adam-foreach  mlp/cuda/fp32/pinned/adam-fused
-//         cnn/cpu/fp32/channels-last (cnn only)   mlp/cuda/fp32/pinned/graph (cuda only)
+//         cnn/cpu/fp32/channels-last (cnn, resnet50)   mlp/cuda/fp32/pinned/graph (cuda only)
 //         Adam variants also under amp-fp16: mlp/cuda/amp-fp16/pinned/adam-fused
 //   tf32: cnn/cuda/tf32/pinned
 struct Config {
@@ -39,6 +39,9 @@ struct Config {
   static Config parse(const std::string& id);
   bool operator==(const Config& other) const { return id() == other.id(); }
 };
+
+// The workloads whose batches are 4-d images (NCHW), where channels-last applies.
+bool is_image_workload(const std::string& workload);
 
 std::string to_string(DeviceKind device);
 std::string to_string(Precision precision);

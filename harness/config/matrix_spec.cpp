@@ -36,19 +36,19 @@ std::vector<Config> techniques(const std::string& workload, const MatrixRequest&
   using H = HostMemory;
   using M = ParallelMode;
   using V = Variant;
-  // The tuning variants where they matter: channels_last for the CNN's 4-d activations;
+  // The tuning variants where they matter: channels_last for the image models' 4-d activations;
   // multi-tensor Adam on every GPU config (LibTorch's loop launches ~10 kernels per
   // parameter per step), on the CPU only where the optimizer is a visible share of the step
   // (mlp 15%; cnn 0.3% and transformer 1% would measure nothing but time: their ids still
   // run when named).
   const Variant adam_variants[] = {V::AdamForeach, V::AdamFused};
-  const bool cnn = workload == "cnn";
+  const bool images = is_image_workload(workload);
   std::vector<Config> configs = {
       make(D::Cpu, P::Fp32, H::Pageable, M::Single, 1),
       make(D::Cpu, P::Bf16, H::Pageable, M::Single, 1),
       make(D::Cpu, P::Fp32, H::Pageable, M::Ddp, request.cpu_ddp_ranks),
   };
-  if (cnn) configs.push_back(make(D::Cpu, P::Fp32, H::Pageable, M::Single, 1, V::ChannelsLast));
+  if (images) configs.push_back(make(D::Cpu, P::Fp32, H::Pageable, M::Single, 1, V::ChannelsLast));
   for (const Variant variant : adam_variants)
     if (workload == "mlp") configs.push_back(make(D::Cpu, P::Fp32, H::Pageable, M::Single, 1, variant));
   const std::vector<Config> gpu = {
@@ -61,7 +61,7 @@ std::vector<Config> techniques(const std::string& workload, const MatrixRequest&
       make(D::Cuda, P::Fp32, H::Pinned, M::Ddp, gpu_ranks),
   };
   configs.insert(configs.end(), gpu.begin(), gpu.end());
-  if (cnn) configs.push_back(make(D::Cuda, P::Fp32, H::Pinned, M::Single, 1, V::ChannelsLast));
+  if (images) configs.push_back(make(D::Cuda, P::Fp32, H::Pinned, M::Single, 1, V::ChannelsLast));
   for (const Variant variant : adam_variants) configs.push_back(make(D::Cuda, P::Fp32, H::Pinned, M::Single, 1, variant));
   // PyTorch's AMP + fused path (the kernel unscales), and the step as one CUDA Graph
   // (compared with the eager fused-Adam row: the same kernels, launched one by one).
@@ -113,6 +113,13 @@ const std::vector<std::string>& matrix_groups() {
     return out;
   }();
   return names;
+}
+
+std::vector<std::string> named_config_ids(const std::string& spec) {
+  std::vector<std::string> ids;
+  for (const auto& item : split_list(spec))
+    if (item.find('/') != std::string::npos) ids.push_back(Config::parse(item).id());
+  return ids;
 }
 
 std::vector<Config> expand_matrix(const MatrixRequest& request) {

@@ -19,6 +19,10 @@ struct MatrixRequest {
 
 std::vector<Config> expand_matrix(const MatrixRequest& request);
 
+// The ids SPEC names one by one (not through a group), normalised ("cnn/cuda/fp32" is
+// "cnn/cuda/fp32/pinned"): what the user asked for by name.
+std::vector<std::string> named_config_ids(const std::string& spec);
+
 // The group names SPEC accepts, for --help and error messages.
 const std::vector<std::string>& matrix_groups();
 

@@ -1,5 +1,6 @@
 #pragma once
 #include <cstdint>
+#include <map>
 #include <string>
 
 namespace gpubench {
@@ -24,7 +25,10 @@ struct RunSettings {
   int workers = 0;        // DataLoader worker threads
   HostMalloc host_malloc = HostMalloc::Retain;
   std::uint64_t seed = 42;
-  std::string data_dir;   // real MNIST IDX files for mlp
+  // --data: real data per workload (mlp: MNIST IDX folder, resnet50: ImageFolder tree,
+  // gpt2: train.bin); a workload without an entry trains on synthetic data. The key ""
+  // holds a --data PATH that named no workload until the matrix says which one it is for.
+  std::map<std::string, std::string> data_paths;
   double config_timeout_s = 1800;
   // DDP
   double bucket_mb = 25;        // gradient bucket cap (PyTorch's bucket_cap_mb)

@@ -2,18 +2,18 @@
 
 namespace gpubench {
 
-LoaderBatchSource::LoaderBatchSource(TensorDataset dataset, LoaderOptions options, torch::Device device)
+LoaderBatchSource::LoaderBatchSource(Dataset dataset, LoaderOptions options, torch::Device device)
     : device_(device) {
   auto loader_options = torch::data::DataLoaderOptions(static_cast<size_t>(options.batch_size))
                             .workers(static_cast<size_t>(options.workers))
                             .drop_last(true);
   const auto size = *dataset.size();
   if (options.shard) {
-    using Sharded = torch::data::StatelessDataLoader<TensorDataset, DistributedShardSampler>;
+    using Sharded = torch::data::StatelessDataLoader<Dataset, DistributedShardSampler>;
     loader_ = std::make_unique<Sharded>(std::move(dataset), DistributedShardSampler(size, *options.shard), loader_options);
     return;
   }
-  using Random = torch::data::StatelessDataLoader<TensorDataset, torch::data::samplers::RandomSampler>;
+  using Random = torch::data::StatelessDataLoader<Dataset, torch::data::samplers::RandomSampler>;
   loader_ = std::make_unique<Random>(std::move(dataset), torch::data::samplers::RandomSampler(size), loader_options);
 }
 

@@ -5,7 +5,7 @@
 #include <torch/torch.h>
 
 #include "parallel/shard_sampler.h"
-#include "workloads/data/tensor_dataset.h"
+#include "workloads/data/dataset.h"
 
 namespace gpubench {
 
@@ -29,18 +29,18 @@ struct LoaderOptions {
   std::optional<DataShard> shard;
 };
 
-// torch::data DataLoader over a TensorDataset: random (seeded) order -- or a DDP rank's
+// torch::data DataLoader over a Dataset: random (seeded) order -- or a DDP rank's
 // shard --, fixed batch size (drop_last), `workers` loader threads, restarting the epoch
 // when it runs out. Copies to the device from ordinary (pageable) host memory.
 class LoaderBatchSource : public BatchSource {
  public:
-  LoaderBatchSource(TensorDataset dataset, LoaderOptions options, torch::Device device);
+  LoaderBatchSource(Dataset dataset, LoaderOptions options, torch::Device device);
   Batch next() override;
   Batch to_device(Batch host_batch) override;
 
  private:
   // The common base of the RandomSampler and DistributedShardSampler loaders.
-  using Loader = torch::data::DataLoaderBase<TensorDataset, Batch, std::vector<size_t>>;
+  using Loader = torch::data::DataLoaderBase<Dataset, Batch, std::vector<size_t>>;
   std::unique_ptr<Loader> loader_;
   torch::optional<torch::data::Iterator<Batch>> position_;
   torch::Device device_;

@@ -1,9 +1,11 @@
 #include "run/capability.h"
 
 #include <algorithm>
+#include <fstream>
 #include <thread>
 
 #include "device/torch_cuda.h"
+#include "workloads/workload.h"
 
 namespace gpubench {
 namespace {
@@ -34,6 +36,16 @@ std::optional<std::string> cuda_skip_reason(const Config& config, const MachineC
   return std::nullopt;
 }
 
+// The kernel's CPU flags (x86: /proc/cpuinfo's "flags" line).
+bool cpu_has_bf16_units() {
+  std::ifstream cpuinfo("/proc/cpuinfo");
+  std::string line;
+  while (std::getline(cpuinfo, line))
+    if (line.rfind("flags", 0) == 0) return (line + " ").find(" avx512_bf16 ") != std::string::npos ||
+                                              (line + " ").find(" amx_bf16 ") != std::string::npos;
+  return false;
+}
+
 }  // namespace
 
 MachineCapabilities detect_capabilities() {
@@ -41,6 +53,7 @@ MachineCapabilities detect_capabilities() {
   machine.cuda = query_cuda_runtime();
   machine.torch_cuda_unavailable = torch_cuda_unavailable_reason();
   machine.cpu_cores = std::max(1u, std::thread::hardware_concurrency());
+  machine.cpu_bf16_units = cpu_has_bf16_units();
   return machine;
 }
 
@@ -52,6 +65,21 @@ std::optional<std::string> skip_reason(const Config& config, const MachineCapabi
   if (config.device == DeviceKind::Cpu && config.parallel == ParallelMode::Ddp && config.world_size > machine.cpu_cores)
     return "ddp-" + std::to_string(config.world_size) + " needs " + std::to_string(config.world_size) +
            " CPU processes, one core each; this machine has " + std::to_string(machine.cpu_cores) + " cores";
+  return std::nullopt;
+}
+
+
+std::optional<std::string> left_out_of_groups(const Config& config, const MachineCapabilities& machine,
+                                              bool workload_named) {
+  if (config.device != DeviceKind::Cpu || !make_workload(config.workload)->real_scale()) return std::nullopt;
+  if (config.precision == Precision::Bf16 && !machine.cpu_bf16_units)
+    return "this CPU has no bfloat16 units (no avx512_bf16 or amx_bf16 flag): LibTorch's bf16 matmuls take a slow "
+           "path, many times slower than fp32, and a " + config.workload + " step would run for minutes; name " +
+           config.id() + " to run it anyway";
+  if (!workload_named && (machine.torch_cuda_unavailable || machine.cuda.device_count == 0))
+    return config.workload + " is a real-scale workload whose CPU steps take seconds: on a machine without a usable "
+           "GPU the groups leave its CPU configs out; ask for them with --workload " + config.workload + " or name " +
+           config.id();
   return std::nullopt;
 }
 

@@ -13,11 +13,22 @@ struct MachineCapabilities {
   // LibTorch's reason it cannot run CUDA here ("no CUDA device: ..."), nullopt when it can.
   std::optional<std::string> torch_cuda_unavailable;
   int cpu_cores = 1;  // logical CPUs: a CPU ddp-N rank needs one of its own
+  // The CPU has bfloat16 units (avx512_bf16 or amx_bf16): without them LibTorch's CPU bf16
+  // matmuls take a slow path, many times slower than fp32.
+  bool cpu_bf16_units = false;
 };
 
 MachineCapabilities detect_capabilities();
 
 // nullopt if the config can run here, else the reason it is skipped.
 std::optional<std::string> skip_reason(const Config& config, const MachineCapabilities& machine);
+
+// Why a group (all, cpu, ...) leaves a config out on this machine although it could run:
+// the real-scale workloads' CPU configs on a machine without a usable GPU (a step takes
+// seconds there) unless --workload names the workload, and their CPU bf16 configs on a CPU
+// without bf16 units (a step takes minutes) unless the id itself is named. The caller
+// passes what the user named.
+std::optional<std::string> left_out_of_groups(const Config& config, const MachineCapabilities& machine,
+                                              bool workload_named);
 
 }  // namespace gpubench

@@ -73,11 +73,11 @@ int apply_thread_setting(int requested) {
   return at::get_num_threads();
 }
 
-ResolvedSizes resolve_sizes(const std::string& workload_name, const RunSettings& settings) {
-  const auto workload = make_workload(workload_name);
+ResolvedSizes resolve_sizes(const Config& config, const RunSettings& settings) {
+  const auto workload = make_workload(config.workload);
   const PresetScale scale = preset_scale(settings.preset);
   ResolvedSizes sizes;
-  sizes.batch_size = settings.batch_size > 0 ? settings.batch_size : workload->default_batch_size();
+  sizes.batch_size = settings.batch_size > 0 ? settings.batch_size : workload->default_batch_size(config.device);
   sizes.dataset_samples = static_cast<std::int64_t>(std::llround(workload->base_dataset_samples() * scale.dataset_scale));
   sizes.warmup = settings.warmup >= 0 ? settings.warmup : scale.warmup;
   sizes.stopping.exact = settings.steps > 0;
@@ -123,7 +123,7 @@ struct PreparedConfig {
   int threads = 0;
   std::unique_ptr<Workload> workload;
   ResolvedSizes sizes;
-  bool real_data = false;
+  std::string data_source;  // the reader's own description, for the row
   std::int64_t dataset_samples = 0;
   std::int64_t shard_samples = 0;  // per rank; dataset_samples for one process
   ExecutionPlan plan;
@@ -147,12 +147,15 @@ int threads_for(const Config& config, const RunSettings& settings) {
   return apply_thread_setting(requested);
 }
 
-// The dataset (synthetic, or MNIST IDX files for mlp with --data), checked against the batch.
-TensorDataset load_dataset(PreparedConfig& c) {
+// The dataset (synthetic, or the workload's real data with --data), checked against the
+// batch. The parent checked real data in full before the matrix ran; here only its index.
+Dataset load_dataset(PreparedConfig& c) {
   const RunSettings& settings = *c.settings;
-  c.real_data = c.workload->accepts_real_data() && !settings.data_dir.empty();
-  TensorDataset dataset =
-      c.workload->make_dataset({c.sizes.dataset_samples, settings.seed, c.real_data ? settings.data_dir : ""});
+  const auto path = settings.data_paths.find(c.config.workload);
+  Dataset dataset = c.workload->make_dataset({c.sizes.dataset_samples, settings.seed,
+                                              path == settings.data_paths.end() ? "" : path->second,
+                                              /*full_check=*/false});
+  c.data_source = dataset.reader().source();
   c.dataset_samples = static_cast<std::int64_t>(*dataset.size());
   if (c.sizes.batch_size > c.dataset_samples)
     throw UsageError("--batch-size " + std::to_string(c.sizes.batch_size) + " is larger than the " + c.config.workload +
@@ -218,9 +221,9 @@ void prepare(PreparedConfig& c) {
   c.threads = threads_for(c.config, settings);
   torch::manual_seed(settings.seed);
   c.workload = make_workload(c.config.workload);
-  c.sizes = resolve_sizes(c.config.workload, settings);
+  c.sizes = resolve_sizes(c.config, settings);
   c.sizes.warmup = warmup_steps_for(c.config, c.sizes.warmup);
-  TensorDataset dataset = load_dataset(c);
+  Dataset dataset = load_dataset(c);
   plan_devices(c);
   if (c.config.variant == Variant::CudaGraph) c.graph = std::make_unique<CudaGraphStep>(c.plan.device);
   c.model = c.workload->make_model();
@@ -276,8 +279,8 @@ nlohmann::json describe_run(const PreparedConfig& c, const TrainingRun& run) {
   workload_json["batch_size"] = c.sizes.batch_size;
   workload_json["global_batch_size"] = c.sizes.batch_size * c.config.world_size;
   workload_json["dataset_samples"] = c.dataset_samples;
-  workload_json["data_source"] =
-      c.real_data ? "mnist-idx:" + settings.data_dir : "synthetic(seed=" + std::to_string(settings.seed) + ")";
+  workload_json["data_source"] = c.data_source;
+  if (const std::int64_t tokens = c.workload->tokens_per_sample(); tokens > 0) workload_json["tokens_per_sample"] = tokens;
   workload_json["parameters"] = c.model.parameter_count();
   workload_json["workers"] = settings.workers;
   result["workload"] = workload_json;
@@ -305,8 +308,7 @@ nlohmann::json flops_json(const Workload& workload, double global_batch) {
   return {{"forward_per_sample", static_cast<double>(forward_macs * kFlopsPerMac)},
           {"training_per_sample", per_sample},
           {"training_per_step", per_sample * global_batch},
-          {"convention",
-           "matmul FLOPs only (Linear, Conv2d, attention's QK^T and AV), 2 per multiply-add; backward = 2x forward"}};
+          {"convention", workload.flops_convention()}};
 }
 
 // The seed's pitfall: a parameter or batch left behind on another device still trains,
@@ -353,6 +355,11 @@ nlohmann::json collect(PreparedConfig& c, const TrainingRun& run) {
   const double global_batch = static_cast<double>(c.sizes.batch_size * c.config.world_size);
   for (double ms : step_ms) samples_per_s.push_back(global_batch * 1000.0 / ms);
   result["throughput"]["samples_per_s"] = to_json(summarize(samples_per_s));
+  if (const std::int64_t tokens = c.workload->tokens_per_sample(); tokens > 0) {
+    std::vector<double> tokens_per_s;
+    for (double rate : samples_per_s) tokens_per_s.push_back(rate * static_cast<double>(tokens));
+    result["throughput"]["tokens_per_s"] = to_json(summarize(tokens_per_s));
+  }
   result["flops"] = flops_json(*c.workload, global_batch);
   const double flops_per_sample = result["flops"]["training_per_sample"].get<double>();
   std::vector<double> tflops_per_s;

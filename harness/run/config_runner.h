@@ -19,7 +19,8 @@ struct ResolvedSizes {
   int warmup = 0;
   StoppingRule stopping;  // exact when --steps was given
 };
-ResolvedSizes resolve_sizes(const std::string& workload, const RunSettings& settings);
+// The batch is the workload's for the config's device kind unless --batch-size says.
+ResolvedSizes resolve_sizes(const Config& config, const RunSettings& settings);
 // The warm-up a config runs: the graph variant warms up eagerly at least 3 steps before
 // its capture (PyTorch's recipe); every other config as resolved.
 int warmup_steps_for(const Config& config, int resolved_warmup);

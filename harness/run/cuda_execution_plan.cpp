@@ -164,7 +164,7 @@ ExecutionPlan plan_cuda_execution(const Config& config) {
                                                    : "pageable: blocking copy from ordinary host memory");
   plan.probes.push_back(h2d);
   const torch::Device device = plan.device;
-  plan.make_batch_source = [device, h2d, pinned](TensorDataset dataset, LoaderOptions options) -> std::unique_ptr<BatchSource> {
+  plan.make_batch_source = [device, h2d, pinned](Dataset dataset, LoaderOptions options) -> std::unique_ptr<BatchSource> {
     if (pinned)
       return std::make_unique<PinnedBatchSource>(
           std::make_unique<LoaderBatchSource>(std::move(dataset), options, torch::kCPU), device, h2d);

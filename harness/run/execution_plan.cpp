@@ -12,7 +12,7 @@ ExecutionPlan plan_cpu_execution(const Config& config) {
   plan.device = torch::kCPU;
   plan.autocast = config.precision == Precision::Bf16;
   plan.autocast_dtype = torch::kBFloat16;
-  plan.make_batch_source = [](TensorDataset dataset, LoaderOptions options) -> std::unique_ptr<BatchSource> {
+  plan.make_batch_source = [](Dataset dataset, LoaderOptions options) -> std::unique_ptr<BatchSource> {
     return std::make_unique<LoaderBatchSource>(std::move(dataset), options, torch::kCPU);
   };
   return plan;

@@ -25,7 +25,7 @@ struct ExecutionPlan {
   std::vector<std::shared_ptr<Probe>> probes;
   // Device allocator snapshot per step for the memory sampler (CUDA); null on CPU.
   std::function<nlohmann::json()> device_memory_stats;
-  std::function<std::unique_ptr<BatchSource>(TensorDataset, LoaderOptions)> make_batch_source;
+  std::function<std::unique_ptr<BatchSource>(Dataset, LoaderOptions)> make_batch_source;
 };
 
 // Throws std::runtime_error when the config cannot run here (the runner checks first,

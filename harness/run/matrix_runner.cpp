@@ -6,6 +6,7 @@
 #include <iostream>
 
 #include "config/errors.h"
+#include "device/cuda_memory_stats.h"
 #include "io/atomic_file.h"
 #include "io/interrupt.h"
 #include "io/private_dir.h"
@@ -154,6 +155,13 @@ int run_child_config(const Config& config, const RunSettings& settings, const st
     result = run_config_in_process(config, child_settings);
   } catch (const c10::OutOfMemoryError& error) {
     result = status_row(config, "failed", std::string("out of memory: ") + error.what_without_backtrace());
+    // The caching allocator's own account: how far the config got (its peak since start).
+    if (config.device == DeviceKind::Cuda) {
+      const CudaAllocatorStats stats = cuda_allocator_stats(0);
+      result["memory"] = {{"cuda_peak_allocated_bytes", stats.peak_allocated_bytes},
+                          {"cuda_peak_reserved_bytes", stats.peak_reserved_bytes},
+                          {"cuda_peak_window", "up to the failed allocation, from the first measured step (or the start, if it failed before)"}};
+    }
     code = kChildFailedWithReason;
   } catch (const c10::Error& error) {
     result = status_row(config, "failed", error.what_without_backtrace());
@@ -184,7 +192,9 @@ MatrixOutput run_matrix(const MatrixRun& run, const std::function<void(std::size
   for (std::size_t index = 0; index < run.configs.size(); ++index) {
     const Config& config = run.configs[index];
     nlohmann::json row;
-    auto reason = skip_reason(config, run.machine);
+    std::optional<std::string> reason = skip_reason(config, run.machine);
+    if (const auto left_out = run.left_out.find(config.id()); !reason && left_out != run.left_out.end())
+      reason = left_out->second;
     if (!reason && ranks) reason = ranks->skip_reason(config);
     if (reason) {
       row = status_row(config, "skipped", *reason);

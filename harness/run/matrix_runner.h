@@ -1,5 +1,6 @@
 #pragma once
 #include <functional>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -18,6 +19,9 @@ struct MatrixRun {
   std::vector<Config> configs;
   RunSettings settings;
   MachineCapabilities machine;
+  // Config id -> why the groups left it out here (capability.h's left_out_of_groups): a
+  // `skipped` row with that reason.
+  std::map<std::string, std::string> left_out;
   // argv that re-executes gpubench for one config: {exe, settings flags...}; the runner
   // appends --child-config ID --child-result FILE.
   std::vector<std::string> child_command;

@@ -5,7 +5,9 @@
 #include <gtest/gtest.h>
 
 #include "workloads/cnn.h"
+#include "workloads/gpt2.h"
 #include "workloads/mlp.h"
+#include "workloads/resnet50.h"
 #include "workloads/transformer.h"
 
 namespace gpubench {
@@ -55,6 +57,36 @@ TEST(ModelFlops, TransformerCountsProjectionsMlpAttentionMatmulsAndHeadPerSequen
   EXPECT_EQ(by_hand(128), 570425344);
   EXPECT_EQ(TransformerWorkload().forward_macs_per_sample(), by_hand(128));
   EXPECT_EQ(Transformer()->forward_macs_per_sample(64), by_hand(64)) << "a shorter sequence changes the count";
+}
+
+TEST(ModelFlops, ResNet50CountsEveryConvolutionAndTheHeadAsTorchvisionsModelRuns) {
+  // Per stage: blocks x (1x1 in->p, 3x3 p->p, 1x1 p->4p) at the stage's output size, the
+  // first block's 3x3 and downsample with the stride, on the stage's input size.
+  const auto stage = [](std::int64_t in, std::int64_t planes, std::int64_t blocks, std::int64_t size_in, std::int64_t stride) {
+    const std::int64_t size = size_in / stride, out = 4 * planes;
+    std::int64_t macs = size_in * size_in * planes * in                 // first 1x1 (before the stride)
+                        + size * size * planes * planes * 9 + size * size * out * planes  // 3x3 with stride, 1x1 up
+                        + size * size * out * in;                       // downsample 1x1 with stride
+    macs += (blocks - 1) * (size * size * planes * out + size * size * planes * planes * 9 + size * size * out * planes);
+    return macs;
+  };
+  const std::int64_t stem = 112 * 112 * 64 * 3 * 49;
+  const std::int64_t by_hand = stem + stage(64, 64, 3, 56, 1) + stage(256, 128, 4, 56, 2) + stage(512, 256, 6, 28, 2) +
+                               stage(1024, 512, 3, 14, 2) + 2048 * 1000;
+  // torchvision's resnet50 with forward hooks on every Conv2d/Linear counts the same
+  // (tests/workloads/reference_outputs.py's model, one 224x224 image): 4,089,184,256.
+  EXPECT_EQ(by_hand, 4089184256);
+  EXPECT_EQ(ResNet50Workload().forward_macs_per_sample(), by_hand);
+}
+
+TEST(ModelFlops, Gpt2IsNanoGptsSixNPlusTwelveLHQTPerToken) {
+  const std::int64_t n = 124475904 - 1024 * 768;  // get_num_params(): without position embeddings
+  const std::int64_t per_token = 6 * n + 12 * 12 * 12 * 64 * 1024;  // 6N + 12 L H Q T
+  EXPECT_EQ(per_token, 855383040);
+  const Gpt2Workload gpt2;
+  EXPECT_EQ(training_flops(gpt2.forward_macs_per_sample()), per_token * 1024) << "a sample is 1024 tokens";
+  EXPECT_NE(gpt2.flops_convention().find("6 N + 12 L H Q T"), std::string::npos);
+  EXPECT_EQ(gpt2.tokens_per_sample(), 1024);
 }
 
 }  // namespace

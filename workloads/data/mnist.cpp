@@ -34,7 +34,7 @@ TensorDataset load_mnist_idx(const std::string& directory) {
   // MNIST's published training-set mean and standard deviation.
   auto inputs = (pixels.to(torch::kFloat32) / 255.0 - 0.1307) / 0.3081;
   auto targets = torch::from_blob(const_cast<std::uint8_t*>(labels.data.data()), {count}, torch::kUInt8).to(torch::kInt64);
-  return TensorDataset(inputs.contiguous(), targets);
+  return TensorDataset(inputs.contiguous(), targets, "mnist-idx:" + directory);
 }
 
 }  // namespace gpubench

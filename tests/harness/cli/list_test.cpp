@@ -43,5 +43,36 @@ TEST(List, SaysHowManyCpuRanksTheMachineHolds) {
       << result.output;
 }
 
+// The --list line of `id` with its padding squeezed out: "id runs here: ..." or "id skip: ...".
+std::string list_line(const std::string& output, const std::string& id) {
+  std::size_t at = 0;
+  while ((at = output.find(id + " ", at)) != std::string::npos && at > 0 && output[at - 1] != '\n') ++at;
+  if (at == std::string::npos) return "";
+  std::string line = output.substr(at, output.find('\n', at) - at);
+  const std::size_t text = line.find_first_not_of(' ', id.size());
+  return id + " " + line.substr(text);
+}
+
+// Without a GPU the groups leave the real-scale workloads' CPU configs out (seconds a
+// step); --workload brings them in, and a named id always runs. A CPU without bf16 units
+// runs their bf16 configs only when the id is named.
+TEST(List, RealScaleWorkloadsRunOnACpuWhenAskedFor) {
+  const std::string list = "CUDA_VISIBLE_DEVICES= " + std::string(GPUBENCH_EXE) + " --list --matrix ";
+  const auto all = test_support::run_command(list + "all");
+  ASSERT_EQ(all.exit_code, 0) << all.output;
+  EXPECT_EQ(list_line(all.output, "resnet50/cpu/fp32"),
+            "resnet50/cpu/fp32 skip: resnet50 is a real-scale workload whose CPU steps take seconds: on a machine "
+            "without a usable GPU the groups leave its CPU configs out; ask for them with --workload resnet50 or name "
+            "resnet50/cpu/fp32")
+      << all.output;
+  EXPECT_EQ(list_line(all.output, "gpt2/cpu/fp32/ddp-2").rfind("gpt2/cpu/fp32/ddp-2 skip: gpt2 is a real-scale", 0), 0u);
+  const auto asked = test_support::run_command(list + "cpu --workload resnet50,gpt2");
+  EXPECT_EQ(list_line(asked.output, "resnet50/cpu/fp32").rfind("resnet50/cpu/fp32 runs here", 0), 0u) << asked.output;
+  EXPECT_EQ(list_line(asked.output, "gpt2/cpu/fp32/ddp-2").rfind("gpt2/cpu/fp32/ddp-2 runs here", 0), 0u) << asked.output;
+  const auto named = test_support::run_command(list + "gpt2/cpu/fp32,resnet50/cpu/bf16");
+  EXPECT_EQ(list_line(named.output, "gpt2/cpu/fp32").rfind("gpt2/cpu/fp32 runs here", 0), 0u) << named.output;
+  EXPECT_EQ(list_line(named.output, "resnet50/cpu/bf16").rfind("resnet50/cpu/bf16 runs here", 0), 0u) << named.output;
+}
+
 }  // namespace
 }  // namespace gpubench

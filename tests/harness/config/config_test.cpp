@@ -62,7 +62,8 @@ TEST(ConfigId, RejectsBadIdsNamingTheProblem) {
   expect_rejected("mlp//fp32", "empty segment");
   expect_rejected("mlp/cuda/amp-fp16/pinned/dp", "fp32 only");
   expect_rejected("mlp/cpu/tf32", "not a CPU precision");
-  expect_rejected("mlp/cpu/fp32/channels-last", "cnn workload only");
+  expect_rejected("mlp/cpu/fp32/channels-last", "image workloads cnn and resnet50 only");
+  EXPECT_EQ(Config::parse("resnet50/cuda/fp32/channels-last").id(), "resnet50/cuda/fp32/pinned/channels-last");
   expect_rejected("mlp/cpu/fp32/ddp-2/adam-fused", "single process only");
   expect_rejected("mlp/cpu/bf16/adam-fused", "fp32 or tf32 (or amp-fp16)");
   expect_rejected("mlp/cuda/amp-bf16/adam-foreach", "fp32 or tf32 (or amp-fp16)");

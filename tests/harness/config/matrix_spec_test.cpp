@@ -45,6 +45,27 @@ TEST(MatrixSpec, AllHasEveryTechniqueOfTheMissionForEachWorkload) {
   EXPECT_FALSE(all.count("transformer/cpu/fp32/adam-fused")) << "1% of a transformer CPU step";
 }
 
+TEST(MatrixSpec, TheStandardWorkloadsHaveEveryTechniqueThatAppliesToThem) {
+  MatrixRequest r = request("all", {"resnet50", "gpt2"});
+  r.known_workloads = {"resnet50", "gpt2"};
+  const auto all = ids(expand_matrix(r));
+  for (const std::string w : {"resnet50", "gpt2"})
+    for (const std::string t : {"cpu/fp32", "cpu/bf16", "cpu/fp32/ddp-2", "cuda/fp32/pageable", "cuda/fp32/pinned",
+                                "cuda/amp-fp16/pinned", "cuda/amp-bf16/pinned", "cuda/tf32/pinned", "cuda/fp32/pinned/dp",
+                                "cuda/fp32/pinned/ddp-1", "cuda/fp32/pinned/adam-foreach", "cuda/fp32/pinned/adam-fused",
+                                "cuda/amp-fp16/pinned/adam-fused", "cuda/fp32/pinned/graph"})
+      EXPECT_TRUE(all.count(w + "/" + t)) << w + "/" + t;
+  EXPECT_TRUE(all.count("resnet50/cpu/fp32/channels-last") && all.count("resnet50/cuda/fp32/pinned/channels-last"));
+  EXPECT_FALSE(all.count("gpt2/cuda/fp32/pinned/channels-last")) << "no 4-d tensors";
+  EXPECT_EQ(all.size(), 2u * 14u + 2u);
+}
+
+TEST(MatrixSpec, NamedIdsAreThoseTheSpecListsOneByOneNormalised) {
+  EXPECT_EQ(named_config_ids("cpu,cnn/cuda/fp32, gpt2/cpu/fp32"),
+            (std::vector<std::string>{"cnn/cuda/fp32/pinned", "gpt2/cpu/fp32"}));
+  EXPECT_TRUE(named_config_ids("all").empty());
+}
+
 TEST(MatrixSpec, GpuDdpUsesEveryVisibleDevice) {
   auto r = request("gpu", {"mlp"});
   r.cuda_devices = 8;

@@ -51,6 +51,31 @@ TEST(Capability, LibTorchsAnswerDecidesEvenWhenTheRuntimeSeesADevice) {
   EXPECT_EQ(*reason, kNoDriver);
 }
 
+TEST(Capability, GroupsLeaveRealScaleCpuConfigsOutWithoutAGpuUnlessTheWorkloadIsNamed) {
+  const MachineCapabilities machine = no_gpu();
+  EXPECT_FALSE(left_out_of_groups(Config::parse("cnn/cpu/fp32"), machine, false)) << "small workloads always run";
+  const auto reason = left_out_of_groups(Config::parse("resnet50/cpu/fp32"), machine, false);
+  ASSERT_TRUE(reason.has_value());
+  EXPECT_NE(reason->find("--workload resnet50 or name resnet50/cpu/fp32"), std::string::npos) << *reason;
+  EXPECT_FALSE(left_out_of_groups(Config::parse("resnet50/cpu/fp32"), machine, true)) << "--workload resnet50";
+  EXPECT_FALSE(left_out_of_groups(Config::parse("gpt2/cuda/fp32/pinned"), machine, false)) << "CUDA rows skip on their own";
+  MachineCapabilities gpu_machine = machine;
+  gpu_machine.torch_cuda_unavailable.reset();
+  gpu_machine.cuda.device_count = 1;
+  EXPECT_FALSE(left_out_of_groups(Config::parse("gpt2/cpu/fp32/ddp-2"), gpu_machine, false)) << "GPU vs CPU is measured";
+}
+
+TEST(Capability, RealScaleBf16OnACpuWithoutBf16UnitsRunsOnlyByItsId) {
+  MachineCapabilities machine = no_gpu();
+  machine.cpu_bf16_units = false;
+  const auto reason = left_out_of_groups(Config::parse("gpt2/cpu/bf16"), machine, /*workload_named=*/true);
+  ASSERT_TRUE(reason.has_value());
+  EXPECT_NE(reason->find("no bfloat16 units"), std::string::npos) << *reason;
+  machine.cpu_bf16_units = true;
+  EXPECT_FALSE(left_out_of_groups(Config::parse("gpt2/cpu/bf16"), machine, true));
+  EXPECT_FALSE(left_out_of_groups(Config::parse("transformer/cpu/bf16"), no_gpu(), false)) << "slow_step bounds it";
+}
+
 TEST(Capability, ThisMachinesAnswersAreTurnedIntoReasons) {
   const MachineCapabilities machine = detect_capabilities();
   if (machine.cuda.available && !machine.torch_cuda_unavailable) GTEST_SKIP() << "this machine has a GPU";

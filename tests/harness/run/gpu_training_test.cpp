@@ -64,7 +64,7 @@ TEST(GpuGradScaler, AtenKernelsAndFallbackAgreeOnCuda) {
 
 // ---- Batch sources ----
 
-TensorDataset small_dataset() { return make_workload("mlp")->make_dataset({512, 5, ""}); }
+Dataset small_dataset() { return make_workload("mlp")->make_dataset({512, 5, ""}); }
 
 LoaderOptions batches_of(std::int64_t size) {
   LoaderOptions options;

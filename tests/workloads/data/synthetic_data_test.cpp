@@ -49,10 +49,10 @@ TEST(MarkovTokens, DeterministicShiftedAndStructured) {
 
 TEST(TensorDataset, GathersBatchesByIndex) {
   TensorDataset data(torch::arange(10).view({10, 1}).to(torch::kFloat32), torch::arange(10));
-  const auto batch = data.get_batch(std::vector<size_t>{3, 7, 1});
+  const auto batch = data.read_batch(std::vector<size_t>{3, 7, 1});
   EXPECT_TRUE(torch::equal(batch.target, torch::tensor({3, 7, 1}, torch::kInt64)));
   EXPECT_EQ(batch.data[1].item<float>(), 7.0f);
-  EXPECT_EQ(*data.size(), 10u);
+  EXPECT_EQ(data.size(), 10u);
   EXPECT_THROW(TensorDataset(torch::zeros({3, 1}), torch::zeros({4})), std::invalid_argument);
 }
 

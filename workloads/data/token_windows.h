@@ -1,0 +1,33 @@
+#pragma once
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "workloads/data/dataset.h"
+
+namespace gpubench {
+
+struct TokenWindowOptions {
+  std::int64_t windows = 0;   // samples: the preset's dataset size
+  std::int64_t context = 0;   // tokens a sample's input holds; a window is context + 1 tokens
+  std::uint64_t seed = 0;     // where the windows start
+  std::int64_t vocab = 0;     // every id must be below it
+  bool full_check = true;     // scan every id now (else only the size)
+};
+
+// Random windows of a uint16 token stream, as nanoGPT's get_batch: sample i starts at a
+// position drawn from (seed, i), its input the window's first `context` tokens and its
+// target the same shifted by one (int64). Each window's ids are checked as it is read.
+
+// A nanoGPT train.bin (uint16 ids in the machine's byte order, as numpy's tofile writes
+// them), memory-mapped. Refused up front (UsageError naming the file): not a regular file,
+// an odd byte count, fewer tokens than one window, an id >= vocab (full_check). A file that
+// shrinks or holds a bad id mid-run fails the read with a std::runtime_error naming it.
+std::shared_ptr<const SampleReader> open_token_file(const std::string& path, const TokenWindowOptions& options);
+
+// The same windows over a stream held in memory (the synthetic data).
+std::shared_ptr<const SampleReader> synthetic_token_windows(std::vector<std::uint16_t> tokens,
+                                                            const TokenWindowOptions& options);
+
+}  // namespace gpubench

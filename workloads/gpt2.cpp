@@ -1,0 +1,137 @@
+#include "workloads/gpt2.h"
+
+#include <cmath>
+
+#include "config/errors.h"
+#include "workloads/data/synthetic_tokens.h"
+#include "workloads/data/token_windows.h"
+
+namespace gpubench {
+
+std::int64_t Gpt2Shape::parameters() const {
+  const std::int64_t c = embd;
+  const std::int64_t block = 2 * c + (c * 3 * c + 3 * c) + (c * c + c) + 2 * c + (c * 4 * c + 4 * c) + (4 * c * c + c);
+  return vocab * c + context * c + layers * block + 2 * c;
+}
+
+void Gpt2AttentionImpl::reset() {
+  c_attn = register_module("c_attn", torch::nn::Linear(shape.embd, 3 * shape.embd));
+  c_proj = register_module("c_proj", torch::nn::Linear(shape.embd, shape.embd));
+}
+
+torch::Tensor Gpt2AttentionImpl::forward(const torch::Tensor& x) {
+  const auto batch = x.size(0), tokens = x.size(1), c = shape.embd, heads = shape.heads;
+  const auto qkv = c_attn(x).split(c, /*dim=*/2);
+  const auto per_head = [&](const torch::Tensor& t) { return t.view({batch, tokens, heads, c / heads}).transpose(1, 2); };
+  const auto y = at::scaled_dot_product_attention(per_head(qkv[0]), per_head(qkv[1]), per_head(qkv[2]), /*attn_mask=*/{},
+                                                  /*dropout_p=*/0.0, /*is_causal=*/true);
+  return c_proj(y.transpose(1, 2).contiguous().view({batch, tokens, c}));
+}
+
+void Gpt2MlpImpl::reset() {
+  c_fc = register_module("c_fc", torch::nn::Linear(shape.embd, 4 * shape.embd));
+  c_proj = register_module("c_proj", torch::nn::Linear(4 * shape.embd, shape.embd));
+}
+
+torch::Tensor Gpt2MlpImpl::forward(const torch::Tensor& x) { return c_proj(torch::gelu(c_fc(x))); }
+
+void Gpt2BlockImpl::reset() {
+  const auto norm = torch::nn::LayerNormOptions({shape.embd}).eps(1e-5);
+  ln_1 = register_module("ln_1", torch::nn::LayerNorm(norm));
+  attn = register_module("attn", Gpt2Attention(shape));
+  ln_2 = register_module("ln_2", torch::nn::LayerNorm(norm));
+  mlp = register_module("mlp", Gpt2Mlp(shape));
+}
+
+torch::Tensor Gpt2BlockImpl::forward(const torch::Tensor& x) {
+  const auto h = x + attn(ln_1(x));
+  return h + mlp(ln_2(h));
+}
+
+void Gpt2TrunkImpl::reset() {
+  wte = register_module("wte", torch::nn::Embedding(shape.vocab, shape.embd));
+  wpe = register_module("wpe", torch::nn::Embedding(shape.context, shape.embd));
+  h = register_module("h", torch::nn::ModuleList());
+  for (std::int64_t i = 0; i < shape.layers; ++i) h->push_back(Gpt2Block(shape));
+  ln_f = register_module("ln_f", torch::nn::LayerNorm(torch::nn::LayerNormOptions({shape.embd}).eps(1e-5)));
+}
+
+void Gpt2Impl::reset() {
+  transformer = register_module("transformer", Gpt2Trunk(shape));
+  torch::NoGradGuard no_grad;
+  for (auto& module : modules(/*include_self=*/false)) {
+    if (auto* linear = module->as<torch::nn::Linear>()) {
+      torch::nn::init::normal_(linear->weight, 0.0, 0.02);
+      torch::nn::init::zeros_(linear->bias);
+    }
+    if (auto* embedding = module->as<torch::nn::Embedding>()) torch::nn::init::normal_(embedding->weight, 0.0, 0.02);
+  }
+  // GPT-2's scaled init of the projections into the residual stream.
+  const double residual_std = 0.02 / std::sqrt(2.0 * static_cast<double>(shape.layers));
+  for (const auto& block : *transformer->h) {
+    auto* b = block->as<Gpt2BlockImpl>();
+    torch::nn::init::normal_(b->attn->c_proj->weight, 0.0, residual_std);
+    torch::nn::init::normal_(b->mlp->c_proj->weight, 0.0, residual_std);
+  }
+}
+
+torch::Tensor Gpt2Impl::forward(const torch::Tensor& tokens) {
+  const auto length = tokens.size(1);
+  if (length > shape.context)
+    throw std::invalid_argument("gpt2: a sequence of " + std::to_string(length) + " tokens is longer than the context (" +
+                                std::to_string(shape.context) + ")");
+  const auto positions = torch::arange(length, tokens.options());
+  auto x = transformer->wte(tokens) + transformer->wpe(positions);
+  for (const auto& block : *transformer->h) x = block->as<Gpt2BlockImpl>()->forward(x);
+  return torch::linear(transformer->ln_f(x), transformer->wte->weight);  // the tied LM head
+}
+
+Dataset Gpt2Workload::make_dataset(const DatasetRequest& request) const {
+  const Gpt2Shape shape;
+  TokenWindowOptions options{request.samples, shape.context, request.seed, shape.vocab, request.full_check};
+  if (!request.data_path.empty()) return Dataset(open_token_file(request.data_path, options));
+  // A synthetic stream of the same tokens a train.bin holds, read through the same windows.
+  return Dataset(synthetic_token_windows(make_skewed_markov_tokens(request.samples * shape.context + shape.context + 1,
+                                                                   kTokenizerVocab, request.seed),
+                                         options));
+}
+
+torch::Tensor Gpt2Workload::loss(const torch::Tensor& output, const torch::Tensor& targets) const {
+  const auto vocab = output.size(-1);
+  return torch::nn::functional::cross_entropy(output.reshape({-1, vocab}).to(torch::kFloat32), targets.reshape({-1}));
+}
+
+std::int64_t Gpt2Workload::forward_macs_per_sample() const {
+  const Gpt2Shape s;
+  const std::int64_t non_embedding = s.parameters() - s.context * s.embd;  // nanoGPT's get_num_params()
+  return s.context * (non_embedding + 2 * s.layers * s.embd * s.context);
+}
+
+std::string Gpt2Workload::flops_convention() const {
+  return "nanoGPT estimate_mfu / PaLM appendix B: 6 N + 12 L H Q T training FLOPs per token (N = parameters without "
+         "position embeddings, attention over the full context T, causal half included); forward = a third";
+}
+
+std::string Gpt2Workload::real_data_format() const {
+  return "a nanoGPT train.bin (uint16 token ids)";
+}
+
+nlohmann::json Gpt2Workload::describe() const {
+  const Gpt2Shape s;
+  return {{"definition",
+           "GPT-2 124M as nanoGPT's GPT: 12 layers, 12 heads, n_embd 768, context 1024, vocab 50304 (50257 padded), "
+           "learned positions, pre-LN blocks (LN eps 1e-5, biases) with causal scaled_dot_product_attention and an "
+           "exact-GELU MLP 768->3072->768, final LN, LM head tied to the token embedding; dropout 0; N(0,0.02) init, "
+           "residual projections 0.02/sqrt(24); next-token cross-entropy; Adam lr 1e-3"},
+          {"vocab", s.vocab},
+          {"tokenizer_vocab", kTokenizerVocab},
+          {"layers", s.layers},
+          {"heads", s.heads},
+          {"n_embd", s.embd},
+          {"seq_len", s.context},
+          {"input_shape", {s.context}},
+          {"reference", "nanoGPT GPT (defaults) = HF transformers GPT2LMHeadModel (5.17.0) with vocab_size 50304, "
+                        "activation_function gelu, dropouts 0; names map one to one, Conv1D weights transposed"}};
+}
+
+}  // namespace gpubench

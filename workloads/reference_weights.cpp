@@ -1,0 +1,101 @@
+#include "workloads/reference_weights.h"
+
+#include <fstream>
+#include <iterator>
+#include <set>
+#include <sstream>
+#include <stdexcept>
+
+#include <torch/csrc/jit/serialization/pickle.h>
+
+namespace gpubench {
+namespace {
+
+bool ends_with(const std::string& text, const std::string& suffix) {
+  return text.size() >= suffix.size() && text.compare(text.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+std::string shape_of(const torch::Tensor& tensor) {
+  std::ostringstream text;
+  text << tensor.sizes();
+  return text.str();
+}
+
+}  // namespace
+
+TensorMap read_tensor_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw std::runtime_error("reference weights '" + path + "' cannot be read");
+  const std::vector<char> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const c10::IValue value = torch::pickle_load(bytes);
+  if (!value.isGenericDict())
+    throw std::runtime_error("reference weights '" + path + "' hold a " + value.tagKind() +
+                             ", expected a dict of tensors (torch.save(dict(model.state_dict())))");
+  TensorMap tensors;
+  for (const auto& item : value.toGenericDict()) {
+    if (!item.key().isString() || !item.value().isTensor())
+      throw std::runtime_error("reference weights '" + path + "': every entry must be a name and a tensor");
+    tensors[item.key().toStringRef()] = item.value().toTensor();
+  }
+  return tensors;
+}
+
+torch::Tensor WeightMapping::to_ours(const Name& name, const torch::Tensor& reference_tensor) const {
+  return name.transposed ? reference_tensor.t() : reference_tensor;
+}
+
+WeightMapping torchvision_resnet_names() {
+  WeightMapping mapping;
+  mapping.reference = "torchvision resnet50";
+  mapping.to_reference = [](const std::string& ours) { return WeightMapping::Name{ours, false}; };
+  return mapping;
+}
+
+WeightMapping huggingface_gpt2_names() {
+  WeightMapping mapping;
+  mapping.reference = "HF transformers GPT2LMHeadModel";
+  mapping.to_reference = [](const std::string& ours) {
+    const bool conv1d = ends_with(ours, ".attn.c_attn.weight") || ends_with(ours, ".attn.c_proj.weight") ||
+                        ends_with(ours, ".mlp.c_fc.weight") || ends_with(ours, ".mlp.c_proj.weight");
+    return WeightMapping::Name{ours, conv1d};
+  };
+  mapping.tied = {{"lm_head.weight", "transformer.wte.weight"}};
+  mapping.ignored = [](const std::string& name) { return ends_with(name, ".attn.bias") || ends_with(name, ".attn.masked_bias"); };
+  return mapping;
+}
+
+void load_reference_weights(torch::nn::Module& module, const TensorMap& weights, const WeightMapping& mapping) {
+  torch::NoGradGuard no_grad;
+  std::set<std::string> used;
+  std::string problems;
+  const auto note = [&](const std::string& problem) { problems += (problems.empty() ? "" : "; ") + problem; };
+  std::map<std::string, torch::Tensor> ours;
+  for (const auto& item : module.named_parameters()) ours[item.key()] = item.value();
+  for (const auto& item : module.named_buffers()) ours[item.key()] = item.value();
+  for (auto& [name, tensor] : ours) {
+    const WeightMapping::Name reference = mapping.to_reference(name);
+    const auto found = weights.find(reference.reference_name);
+    if (found == weights.end()) {
+      note(name + " has no " + reference.reference_name);
+      continue;
+    }
+    used.insert(reference.reference_name);
+    const torch::Tensor source = mapping.to_ours(reference, found->second);
+    if (source.sizes() != tensor.sizes()) {
+      note(name + " is " + shape_of(tensor) + ", " + reference.reference_name + " gives " + shape_of(source));
+      continue;
+    }
+    tensor.copy_(source);
+  }
+  for (const auto& [reference_name, our_name] : mapping.tied) {
+    const auto found = weights.find(reference_name);
+    if (found == weights.end()) continue;
+    used.insert(reference_name);
+    if (!torch::equal(found->second, ours.at(our_name))) note(reference_name + " is not tied to " + our_name);
+  }
+  for (const auto& [name, tensor] : weights)
+    if (!used.count(name) && !mapping.ignored(name)) note(name + " has no counterpart in gpubench's model");
+  if (!problems.empty()) throw std::runtime_error(mapping.reference + " weights do not map one to one: " + problems);
+}
+
+}  // namespace gpubench
