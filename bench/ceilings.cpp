@@ -8,6 +8,7 @@
 
 #include "config/errors.h"
 #include "io/atomic_file.h"
+#include "io/json_text.h"
 
 namespace gpubench {
 namespace {
@@ -265,7 +266,7 @@ nlohmann::json load_ceilings(const std::string& path) {
 }
 
 void write_ceilings(const std::string& path, const nlohmann::json& ceilings) {
-  write_file_atomically(path, ceilings.dump(2) + "\n");
+  write_file_atomically(path, json_text(ceilings, 2) + "\n");
 }
 
 std::optional<double> find_ceiling(const nlohmann::json& ceilings, const std::string& dotted_path) {

@@ -3,6 +3,8 @@
 #include <fmt/format.h>
 
 #include "config/errors.h"
+#include "io/json_text.h"
+#include "io/printable.h"
 
 namespace gpubench {
 
@@ -24,9 +26,10 @@ std::string format_rate(double samples_per_s) {
 }
 
 std::string format_report(const nlohmann::json& report, const std::string& format) {
-  if (format == "json") return report.dump(2) + "\n";
-  if (format == "table") return format_report_table(report);
-  if (format == "markdown") return format_report_markdown(report);
+  if (format == "json") return json_text(report, 2) + "\n";
+  // Reasons quote OS and library messages, paths and environment values: shown escaped.
+  if (format == "table") return printable(format_report_table(report));
+  if (format == "markdown") return printable(format_report_markdown(report));
   throw UsageError("--format '" + format + "' is unknown: expected table, json or markdown");
 }
 

@@ -1,9 +1,11 @@
 #include "cli/compare_command.h"
 
 #include <exception>
+#include <filesystem>
 #include <iostream>
 
 #include "config/errors.h"
+#include "io/printable.h"
 
 #include "reports/compare/compare_format.h"
 #include "reports/compare/compare_reports.h"
@@ -15,10 +17,13 @@ int run_compare_command(const CliOptions& options) try {
   CompareOptions compare;
   compare.threshold = parse_threshold(options.compare_threshold);
   compare.metric = options.compare_metric;
-  compare.alpha = options.compare_alpha;
+  compare.alpha = parse_decimal("--alpha", options.compare_alpha, kMinAlpha, kMaxAlpha, "a significance level");
   compare.paired = options.compare_paired;
   const ReportSet base = load_report_set(options.compare_base, "BASE");
   const ReportSet next = load_report_set(options.compare_new, "NEW");
+  if (std::error_code error; std::filesystem::equivalent(options.compare_base, options.compare_new, error))
+    std::cerr << "gpubench compare: warning: BASE and NEW are the same " << (base.runs.size() > 1 ? "folder" : "file")
+              << " ('" << printable(options.compare_base) << "'): the result says nothing about a change\n";
   const CompareResult result = compare_report_sets(base, next, compare);
   const std::string format = !options.format.empty() ? options.format : "table";
   std::cout << format_compare(result, format) << std::flush;
@@ -27,7 +32,7 @@ int run_compare_command(const CliOptions& options) try {
   throw;  // exit 2, with the message
 } catch (const std::exception& error) {
   // Never exit 1 for a failure of compare itself: CI reads 1 as "regression".
-  std::cerr << "gpubench compare: could not finish (an internal error, not a verdict): " << error.what() << "\n";
+  std::cerr << "gpubench compare: could not finish (an internal error, not a verdict): " << printable(error.what()) << "\n";
   return 3;
 }
 

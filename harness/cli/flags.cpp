@@ -1,11 +1,14 @@
 #include "cli/flags.h"
 
 #include <algorithm>
+#include <cctype>
+#include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <thread>
 
 #include <CLI/CLI.hpp>
+#include <fmt/format.h>
 
 #include "config/errors.h"
 #include "profile/profile_steps_range.h"
@@ -15,6 +18,7 @@
 namespace gpubench {
 namespace {
 
+// --workload's list; an empty item is a typo, refused as --matrix refuses one.
 std::vector<std::string> split_commas(const std::string& text) {
   std::vector<std::string> items;
   std::string item;
@@ -23,17 +27,44 @@ std::vector<std::string> split_commas(const std::string& text) {
       item += ch;
       continue;
     }
+    if (item.empty() && !text.empty())
+      throw UsageError("--workload '" + text + "' has an empty item (a comma at an end, or two together): expected "
+                       "e.g. mlp,cnn");
     if (!item.empty()) items.push_back(item);
     item.clear();
   }
   return items;
 }
 
+// Plain decimal text only: an optional minus (the range then decides), digits, one
+// optional point, an optional exponent. No blanks, '+', hex (0x1p3), inf or nan, which stod and
+// stoll would take in some places and not others.
+bool is_plain_number(const std::string& text, bool fraction) {
+  std::size_t i = 0;
+  if (i < text.size() && text[i] == '-') ++i;
+  std::size_t digits = 0;
+  while (i < text.size() && std::isdigit(static_cast<unsigned char>(text[i]))) ++i, ++digits;
+  if (!fraction) return digits > 0 && i == text.size();
+  if (i < text.size() && text[i] == '.') {
+    ++i;
+    while (i < text.size() && std::isdigit(static_cast<unsigned char>(text[i]))) ++i, ++digits;
+  }
+  if (digits == 0) return false;
+  if (i < text.size() && (text[i] == 'e' || text[i] == 'E')) {
+    ++i;
+    if (i < text.size() && (text[i] == '-' || text[i] == '+')) ++i;
+    std::size_t exponent = 0;
+    while (i < text.size() && std::isdigit(static_cast<unsigned char>(text[i]))) ++i, ++exponent;
+    if (exponent == 0) return false;
+  }
+  return i == text.size();
+}
+
 // Flags are read as text and converted here so every bad value gets the same kind of
 // message: the flag, the value, and what was expected.
 struct RawFlags {
   std::string workload, preset = "default", steps, warmup, batch_size, threads, workers, seed, timeout;
-  std::string bucket_mb, comm_timeout, nproc, host_malloc;
+  std::string bucket_mb, comm_timeout, nproc, host_malloc, test_step_delay_ms;
   std::vector<std::string> data;
 };
 
@@ -61,17 +92,17 @@ long long max_threads() { return std::max(16LL, 4LL * std::max(1u, std::thread::
 
 // A positive decimal in (0, max] for `flag`; throws UsageError otherwise.
 double parse_positive(const std::string& flag, const std::string& text, double max, const std::string& unit) {
-  std::size_t used = 0;
+  const auto invalid = [&] {
+    return UsageError(flag + " '" + text + "' is invalid: expected " + unit + " above 0 and at most " +
+                      std::to_string(static_cast<long long>(max)) + ", as plain decimal text");
+  };
   double value = 0;
-  bool ok = !text.empty();
   try {
-    value = std::stod(text, &used);
-  } catch (const std::exception&) {
-    ok = false;
+    value = parse_decimal(flag, text, 0, max, unit);
+  } catch (const UsageError&) {
+    throw invalid();
   }
-  if (!ok || used != text.size() || !(value > 0) || value > max)
-    throw UsageError(flag + " '" + text + "' is invalid: expected " + unit + " above 0 and at most " +
-                     std::to_string(static_cast<long long>(max)));
+  if (!(value > 0)) throw invalid();
   return value;
 }
 
@@ -151,6 +182,8 @@ void apply_settings(const CLI::App& app, const RawFlags& raw, CliOptions& option
       throw UsageError("--steps " + raw.steps + " is too few for --overhead: expected at least " +
                        std::to_string(min_steps) + " (two rounds of each instrumentation level)");
   }
+  if (given("--test-step-delay-ms"))
+    s.test_step_delay_ms = parse_decimal("--test-step-delay-ms", raw.test_step_delay_ms, 0, 60000, "milliseconds");
   if (given("--nproc")) options.nproc = static_cast<int>(parse_integer("--nproc", raw.nproc, 1, 1024));
 }
 
@@ -159,7 +192,7 @@ void apply_settings(const CLI::App& app, const RawFlags& raw, CliOptions& option
 long long parse_integer(const std::string& flag, const std::string& text, long long min, long long max) {
   std::size_t used = 0;
   long long value = 0;
-  bool ok = !text.empty();
+  bool ok = is_plain_number(text, false);
   try {
     value = std::stoll(text, &used);
   } catch (const std::exception&) {
@@ -168,6 +201,21 @@ long long parse_integer(const std::string& flag, const std::string& text, long l
   if (!ok || used != text.size() || value < min || value > max)
     throw UsageError(flag + " '" + text + "' is invalid: expected a whole number from " + std::to_string(min) + " to " +
                      std::to_string(max));
+  return value;
+}
+
+double parse_decimal(const std::string& flag, const std::string& text, double min, double max, const std::string& unit) {
+  std::size_t used = 0;
+  double value = 0;
+  bool ok = is_plain_number(text, true);
+  try {
+    value = std::stod(text, &used);
+  } catch (const std::exception&) {
+    ok = false;  // out of double's range (1e400, 1e-400) as well
+  }
+  if (!ok || used != text.size() || !std::isfinite(value) || value < min || value > max)
+    throw UsageError(fmt::format("{} '{}' is invalid: expected {} from {:g} to {:g}, as plain decimal text", flag, text,
+                                 unit, min, max));
   return value;
 }
 
@@ -191,7 +239,7 @@ CliOptions parse_command_line(int argc, const char* const* argv) {
   app.add_option("--child-config", options.child_config)->group("");
   app.add_option("--child-result", options.child_result)->group("");
   app.add_option("--child-trace", options.settings.trace_path)->group("");
-  app.add_option("--test-step-delay-ms", options.settings.test_step_delay_ms)->group("");
+  app.add_option("--test-step-delay-ms", raw.test_step_delay_ms)->group("");
 
   CLI::App* compare = app.add_subcommand("compare", "Compare two reports; exit 1 on a real slowdown, not on noise");
   compare->add_option("BASE", options.compare_base, "Baseline report (JSON), or a directory of runs (*.json)")

@@ -27,7 +27,7 @@ struct CliOptions {
 
   // compare BASE NEW (each a report or a directory of runs)
   std::string compare_base, compare_new, compare_threshold = "5%", compare_metric = "samples_per_s";
-  double compare_alpha = 0.01;
+  std::string compare_alpha = "0.01";
   bool compare_paired = false;
 };
 
@@ -39,5 +39,9 @@ std::vector<std::string> settings_to_args(const RunSettings& settings);
 
 // Parses a whole number in [min, max] for `flag`; throws UsageError otherwise.
 long long parse_integer(const std::string& flag, const std::string& text, long long min, long long max);
+
+// Parses a decimal in [min, max] for `flag` (plain decimal text: no hex, inf or nan);
+// `unit` says what it counts in the message ("seconds"). Throws UsageError otherwise.
+double parse_decimal(const std::string& flag, const std::string& text, double min, double max, const std::string& unit);
 
 }  // namespace gpubench

@@ -1,9 +1,10 @@
 // gpubench: runs one real training workload under every configuration this machine can
 // run and reports what each technique buys. Exit codes: 0 ok; 1 regression (compare) or a
 // failed config with --strict, or an unexpected error; 2 usage or input error; 3 compare
-// itself failed (compare_command.h); 4 the matrix ran but its report or trace could not be
-// written (matrix_command.h; the table was printed); 128+signal when SIGINT/SIGTERM stopped
-// the matrix (130 for Ctrl-C; the report marks what was not run; io/interrupt.h).
+// itself failed (compare_command.h); 4 an output could not be written: the matrix's report
+// or trace (matrix_command.h; the table was printed), or standard output, for any command
+// and whatever its verdict would have been; 128+signal when SIGINT/SIGTERM stopped the
+// matrix (130 for Ctrl-C; the report marks what was not run; io/interrupt.h).
 #include <iostream>
 #include <vector>
 
@@ -12,6 +13,7 @@
 #include "cli/matrix_command.h"
 #include "config/errors.h"
 #include "device/host_malloc.h"
+#include "io/printable.h"
 #include "parallel/nproc_launcher.h"
 #include "run/child_process.h"
 
@@ -24,12 +26,13 @@ std::string joined_command_line(int argc, char** argv) {
 }
 
 // Standard output that could not be written (`--list > /dev/full`, a closed pipe) is an
-// output failure, not a success.
+// output failure, never a success and never a verdict: compare's 1 would read as a
+// regression nobody saw. Only a signal's code says more.
 int with_stdout_checked(int code) {
   std::cout.flush();
   if (std::cout) return code;
   std::cerr << "gpubench: error: cannot write to standard output" << std::endl;
-  return code == 0 ? gpubench::kExitOutputNotWritten : code;
+  return code >= 128 ? code : gpubench::kExitOutputNotWritten;
 }
 
 }  // namespace
@@ -63,10 +66,11 @@ int main(int argc, char** argv) {
         return with_stdout_checked(gpubench::run_matrix_command(options, joined_command_line(argc, argv)));
     }
   } catch (const gpubench::UsageError& error) {
-    std::cerr << "gpubench: error: " << error.what() << "\n";
+    // Messages quote what was given (a config id, a path): control bytes shown escaped.
+    std::cerr << "gpubench: error: " << gpubench::printable(error.what()) << "\n";
     return 2;
   } catch (const std::exception& error) {
-    std::cerr << "gpubench: fatal: " << error.what() << "\n";
+    std::cerr << "gpubench: fatal: " << gpubench::printable(error.what()) << "\n";
     return 1;
   }
   return 0;

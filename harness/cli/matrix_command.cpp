@@ -13,12 +13,14 @@
 #include <fmt/ranges.h>
 
 #include "bench/ceilings.h"
+#include "cli/output_rules.h"
 #include "config/errors.h"
 #include "config/matrix_spec.h"
 #include "device/env_record.h"
 #include "device/host_malloc.h"
 #include "io/atomic_file.h"
 #include "io/interrupt.h"
+#include "io/private_dir.h"
 #include "parallel/rank_launcher.h"
 #include "profile/trace_probe.h"
 #include "reports/report.h"
@@ -28,6 +30,7 @@
 #include "run/config_runner.h"
 #include "run/matrix_runner.h"
 #include "workloads/workload.h"
+#include "io/json_text.h"
 
 namespace gpubench {
 namespace {
@@ -42,36 +45,8 @@ std::optional<std::string> written_or_error(const std::function<void()>& write) 
   }
 }
 
-// An output folder: created if missing, and writable, before anything runs.
-void check_writable_folder(const std::string& path, const std::string& flag) {
-  std::error_code error;
-  std::filesystem::create_directories(path, error);
-  if (error || !std::filesystem::is_directory(path) || ::access(path.c_str(), W_OK | X_OK) != 0)
-    throw UsageError(flag + " '" + path + "' is not a folder this user can create or write" +
-                     (error ? " (" + error.message() + ")" : "") + ": expected a writable folder");
-}
-
 std::vector<std::string> selected_workloads(const CliOptions& options) {
   return options.workloads.empty() ? workload_names() : options.workloads;
-}
-
-// The same file named twice, for an output and for anything else (the other output, the
-// ceilings input, this very executable, which the children re-execute) would lose one.
-void check_outputs_replace_no_input(const CliOptions& options) {
-  namespace fs = std::filesystem;
-  const auto same = [](const std::string& a, const std::string& b) {
-    std::error_code error;
-    return !a.empty() && !b.empty() && fs::weakly_canonical(a, error) == fs::weakly_canonical(b, error);
-  };
-  const std::vector<std::pair<std::string, std::string>> others = {
-      {"--ceilings", options.ceilings}, {"the gpubench executable", self_executable()}};
-  for (const auto& [flag, output] : {std::pair<std::string, std::string>{"--out", options.out}, {"--trace", options.trace}}) {
-    for (const auto& [what, path] : others)
-      if (same(output, path))
-        throw UsageError(flag + " '" + output + "' is " + what + " ('" + path + "'): it would be overwritten; expected another path");
-  }
-  if (same(options.out, options.trace) && !written_in_place(options.out))
-    throw UsageError("--out and --trace are the same file '" + options.out + "': expected two paths");
 }
 
 // A bare --data PATH is for the one workload of the matrix that reads real data; every
@@ -134,10 +109,7 @@ void validate_inputs(CliOptions& options, const std::vector<Config>& configs) {
                                    sizes.batch_size, config.workload, samples[config.workload], to_string(settings.preset)));
   }
   if (options.command == CliOptions::Command::List) return;
-  check_writable(options.out, "--out");
-  if (!options.trace.empty()) check_writable(options.trace, "--trace");
-  if (!settings.hta_dir.empty()) check_writable_folder(settings.hta_dir, "--hta-dir");
-  check_outputs_replace_no_input(options);
+  check_outputs(options);
 }
 
 nlohmann::json matrix_json(const CliOptions& options, const std::vector<Config>& configs, int threads) {
@@ -285,7 +257,7 @@ int run_matrix_command(const CliOptions& given, const std::string& command_line)
     // FIFO gets the final report only (one document, one writer's open).
     if (written_in_place(options.out)) return;
     if (auto error = written_or_error([&] {
-          write_file_atomically(options.out, build_report(env, matrix, done, command_line, ceilings).dump(2) + "\n");
+          write_file_atomically(options.out, json_text(build_report(env, matrix, done, command_line, ceilings), 2) + "\n");
         }))
       std::cerr << "gpubench: warning: report not written after " << row.value("config_id", "?") << ": " << *error
                 << std::endl;
@@ -293,7 +265,7 @@ int run_matrix_command(const CliOptions& given, const std::string& command_line)
   const auto& results = output.results;
   if (!ranks->writes_report()) return 0;  // rank 0 has every rank's outcome
   const nlohmann::json report = build_report(env, matrix, results, command_line, ceilings);
-  const auto report_error = written_or_error([&] { write_file_atomically(options.out, report.dump(2) + "\n"); });
+  const auto report_error = written_or_error([&] { write_file_atomically(options.out, json_text(report, 2) + "\n"); });
   std::optional<std::string> trace_error;
   if (run.collect_trace) {
     trace_error = written_or_error([&] { write_chrome_trace(options.trace, output.trace_sets); });
@@ -321,6 +293,12 @@ int run_matrix_command(const CliOptions& given, const std::string& command_line)
 }
 
 int run_child_command(const CliOptions& options) {
+  // Internal flags: the parent's private folder is the only place they write.
+  for (const auto& [flag, path] : {std::pair<std::string, std::string>{"--child-result", options.child_result},
+                                   {"--child-trace", options.settings.trace_path}})
+    if (!path.empty() && !is_in_private_dir(path))
+      throw UsageError(flag + " '" + path + "' is not in a private folder of a gpubench parent (gpubench-XXXXXX, " +
+                       "mode 0700, this user's): it is an internal flag, expected only from gpubench itself");
   check_writable(options.child_result, "--child-result");  // before the run, as for --out
   try {
     return run_child_config(Config::parse(options.child_config), options.settings, options.child_result);

@@ -88,13 +88,18 @@ const std::vector<std::pair<std::string, GroupFilter>>& groups() {
   return table;
 }
 
+// The items of a --matrix list, blanks around them trimmed. An empty item ("a,", ",",
+// "a,,b") is refused, whichever place it is in: it is a typo, never a request.
 std::vector<std::string> split_list(const std::string& text) {
   std::vector<std::string> items;
-  std::stringstream stream(text);
+  std::stringstream stream(text + ",");
   std::string item;
   while (std::getline(stream, item, ',')) {
     item.erase(0, item.find_first_not_of(" \t"));
     item.erase(item.find_last_not_of(" \t") + 1);
+    if (item.empty() && !text.empty())
+      throw UsageError("--matrix '" + text + "' has an empty item (a comma at an end, or two together): expected a "
+                       "comma list of groups or config ids");
     if (!item.empty()) items.push_back(item);
   }
   return items;

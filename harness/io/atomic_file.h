@@ -20,6 +20,11 @@ bool written_in_place(const std::string& path);
 // directory where the temp file cannot be created (read-only, /proc, name too long).
 void check_writable(const std::string& path, const std::string& flag_name);
 
+// Throws UsageError unless `path` is a folder (created if missing) in which this user can
+// create files: a real probe file, so a pseudo file system (/proc) or a read-only mount
+// is found before the run, even as root, whom access() lets through.
+void check_writable_folder(const std::string& path, const std::string& flag_name);
+
 // Reads a whole regular file; throws UsageError naming the path if it cannot be read or
 // is not a regular file (a FIFO, device or directory).
 std::string read_file(const std::string& path, const std::string& what);

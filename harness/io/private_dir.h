@@ -24,4 +24,10 @@ class PrivateDir {
   std::string path_;
 };
 
+// Whether `path` names a file directly inside a folder PrivateDir made: named
+// gpubench-XXXXXX, a real directory (not a link), this user's, mode 0700. The internal
+// flags that write a result for a parent (--child-result, --child-trace) write nowhere
+// else, so they cannot be used to overwrite an arbitrary file.
+bool is_in_private_dir(const std::string& path);
+
 }  // namespace gpubench

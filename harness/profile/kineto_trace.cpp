@@ -4,6 +4,7 @@
 #include <set>
 
 #include "io/atomic_file.h"
+#include "io/json_text.h"
 
 namespace gpubench {
 namespace {
@@ -81,7 +82,7 @@ void write_kineto_trace(const std::string& dir, const TraceSpanSet& set, const K
   if (error) throw std::runtime_error("cannot create the folder of " + path + ": " + error.message());
   // Indented: HTA's rank regex wants a blank after the colon ("rank": 0); keys are sorted,
   // so distributedInfo comes before traceEvents.
-  write_file_atomically(path, kineto_trace_json(set, origin).dump(1) + "\n");
+  write_file_atomically(path, json_text(kineto_trace_json(set, origin), 1) + "\n");
 }
 
 }  // namespace gpubench

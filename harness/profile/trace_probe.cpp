@@ -5,6 +5,7 @@
 #include <chrono>
 
 #include "io/atomic_file.h"
+#include "io/json_text.h"
 
 namespace gpubench {
 namespace {
@@ -84,7 +85,7 @@ nlohmann::json chrome_trace_json(const std::vector<TraceSpanSet>& sets) {
 }
 
 void write_chrome_trace(const std::string& path, const std::vector<TraceSpanSet>& sets) {
-  write_file_atomically(path, chrome_trace_json(sets).dump() + "\n");
+  write_file_atomically(path, json_text(chrome_trace_json(sets)) + "\n");
 }
 
 double TraceProbe::now_us() {

@@ -26,6 +26,7 @@
 #include "stats/summary.h"
 #include "stats/summary_json.h"
 #include "workloads/workload.h"
+#include "io/json_text.h"
 
 namespace gpubench {
 namespace {
@@ -254,7 +255,7 @@ std::optional<DeviceSpanCount> hand_over_trace(PreparedConfig& c) {
   if (c.probes.cupti && c.probes.cupti->state() == CuptiCollector::State::Done)
     device_spans = add_cupti_device_spans(*c.probes.trace, c.probes.cupti->records(), c.probes.cupti->clock_alignment());
   const TraceSpanSet spans = c.probes.trace->span_set();
-  if (!c.settings->trace_path.empty()) write_file_atomically(c.settings->trace_path, to_json(spans).dump());
+  if (!c.settings->trace_path.empty()) write_file_atomically(c.settings->trace_path, json_text(to_json(spans)));
   if (!c.settings->hta_dir.empty()) {
     KinetoTraceOrigin origin;
     origin.rank = c.ddp ? c.ddp->rank() : 0;

@@ -13,6 +13,7 @@
 #include "profile/trace_span_json.h"
 #include "run/child_process.h"
 #include "run/config_runner.h"
+#include "io/json_text.h"
 
 namespace gpubench {
 namespace {
@@ -170,7 +171,7 @@ int run_child_config(const Config& config, const RunSettings& settings, const st
     result = status_row(config, "failed", error.what());
     code = kChildFailedWithReason;
   }
-  write_file_atomically(result_path, result.dump());
+  write_file_atomically(result_path, json_text(result));
   return code;
 }
 

@@ -10,6 +10,14 @@
 
 namespace gpubench {
 
+// The --alpha range where the tests work. Above 0.5 a "significant" change is a coin
+// toss; below 1e-4 the U test needs 9 or more steps a side to reach alpha at all
+// (2 / C(18, 9) = 4e-5) and the t-tests' intervals reach quantiles the run counts cannot
+// support, so a stricter alpha would send configs to the threshold-only rule and call
+// more regressions, not fewer.
+constexpr double kMinAlpha = 1e-4;
+constexpr double kMaxAlpha = 0.5;
+
 struct CompareOptions {
   // Smallest relative change of the metric that counts (0.05 = 5%); 0 <= threshold < 1.
   double threshold = 0.05;

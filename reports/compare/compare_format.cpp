@@ -9,6 +9,8 @@
 #include <vector>
 
 #include "config/errors.h"
+#include "io/json_text.h"
+#include "io/printable.h"
 
 namespace gpubench {
 namespace {
@@ -210,9 +212,10 @@ std::string format_markdown(const CompareResult& r) {
 }  // namespace
 
 std::string format_compare(const CompareResult& result, const std::string& format) {
-  if (format == "table") return format_table(result);
-  if (format == "markdown") return format_markdown(result);
-  if (format == "json") return result.json.dump(2) + "\n";
+  // A report is untrusted input (a CI artifact): none of its bytes reach a terminal raw.
+  if (format == "table") return printable(format_table(result));
+  if (format == "markdown") return printable(format_markdown(result));
+  if (format == "json") return json_text(result.json, 2) + "\n";
   throw UsageError("unknown --format '" + format + "': expected table, markdown or json");
 }
 

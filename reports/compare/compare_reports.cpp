@@ -24,8 +24,9 @@ void check_options(const CompareOptions& options) {
   if (!std::isfinite(options.threshold) || options.threshold < 0 || options.threshold >= 1)
     throw UsageError(
         fmt::format("threshold {} is out of range: expected 0 <= threshold < 1 (5% = 0.05)", options.threshold));
-  if (!std::isfinite(options.alpha) || options.alpha <= 0 || options.alpha > 0.5)
-    throw UsageError(fmt::format("--alpha {} is out of range: expected 0 < alpha <= 0.5 (0.01 = 1%)", options.alpha));
+  if (!std::isfinite(options.alpha) || options.alpha < kMinAlpha || options.alpha > kMaxAlpha)
+    throw UsageError(fmt::format("--alpha {} is out of range: expected {:g} <= alpha <= {:g} (0.01 = 1%)", options.alpha,
+                                 kMinAlpha, kMaxAlpha));
   find_compare_metric(options.metric);
 }
 

@@ -1,6 +1,7 @@
 #include "reports/compare/report_loader.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <filesystem>
 #include <set>
@@ -22,6 +23,16 @@ std::string type_of(const json& value) {
   return value.dump();  // true, false, null
 }
 
+// A config id's shape (workload/device/precision[/...]), checked on load: what a report
+// names is printed in tables and used as a key, and a report is untrusted input.
+bool is_config_id_syntax(const std::string& id) {
+  if (id.empty() || id.size() > 200 || id.front() == '/' || id.back() == '/' || id.find("//") != std::string::npos)
+    return false;
+  return std::all_of(id.begin(), id.end(), [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '_' || c == '-' || c == '+' || c == '/';
+  });
+}
+
 // Normal, not merely finite: a denormal step time (1e-320) would give NaN ratios downstream.
 constexpr double kMinStepMs = 1e-6;
 
@@ -36,6 +47,10 @@ void validate_result(const json& result, std::size_t index, const std::string& l
   if (id == result.end()) throw UsageError(where + " lacks \"config_id\"");
   if (!id->is_string() || id->get<std::string>().empty())
     throw UsageError(where + " has config_id " + id->dump() + ", expected a non-empty string");
+  if (!is_config_id_syntax(id->get<std::string>()))
+    throw UsageError(where + " has config_id " + id->dump() +
+                     ", expected a config id such as mlp/cpu/fp32 (letters, digits, '.', '_', '-', '+', one '/' "
+                     "between parts, at most 200 characters)");
   const std::string config = where + " (" + id->get<std::string>() + ")";
   if (!seen.insert(id->get<std::string>()).second)
     throw UsageError(config + ": config_id appears twice, expected one result per config");

@@ -56,7 +56,8 @@ TEST(CompareCli, BadCombinationsExitTwoWithTheReason) {
   write_report(dir / "runs", "run-02.json", 3, 10);
   const auto alpha = run_command(compare(a + " " + a + " --alpha 0.7"));
   EXPECT_EQ(alpha.exit_code, 2);
-  EXPECT_NE(alpha.output.find("--alpha 0.7 is out of range: expected 0 < alpha <= 0.5"), std::string::npos)
+  EXPECT_NE(alpha.output.find("--alpha '0.7' is invalid: expected a significance level from 0.0001 to 0.5"),
+            std::string::npos)
       << alpha.output;
   const auto mixed = run_command(compare(a + " " + (dir / "runs").string()));
   EXPECT_EQ(mixed.exit_code, 2);
@@ -68,6 +69,88 @@ TEST(CompareCli, BadCombinationsExitTwoWithTheReason) {
   const auto empty = run_command(compare((dir / "empty").string() + " " + (dir / "runs").string()));
   EXPECT_EQ(empty.exit_code, 2);
   EXPECT_NE(empty.output.find("holds no *.json reports"), std::string::npos) << empty.output;
+  fs::remove_all(dir);
+}
+
+// Where the U test cannot reach alpha compare falls back to the threshold alone, so an
+// alpha stricter than the tests support called more regressions, not fewer; past double's
+// range it read as inf or 0. Refused with the range.
+TEST(CompareCli, AlphaOutsideTheRangeWhereTheTestsWorkIsRefused) {
+  const fs::path dir = test_support::make_temp_dir("compare-cli-alpha");
+  const std::string a = write_report(dir, "a.json", 1, 10);
+  for (const std::string alpha : {"1e-300", "1e-320", "1e400", "0x1p-3", "nan", "0", "-0.01", " 0.01"}) {
+    const auto result = run_command(compare(a + " " + a + " --alpha '" + alpha + "'"));
+    EXPECT_EQ(result.exit_code, 2) << alpha << ": " << result.output;
+    EXPECT_NE(result.output.find("--alpha '" + alpha + "' is invalid: expected a significance level from 0.0001 to 0.5"),
+              std::string::npos)
+        << result.output;
+  }
+  EXPECT_EQ(run_command(compare(a + " " + a + " --alpha 0.0001")).exit_code, 0);
+  fs::remove_all(dir);
+}
+
+// A report is an untrusted CI artifact: its strings reach the terminal escaped, and a
+// config id that is not one is refused on load.
+TEST(CompareCli, ControlCharactersInAReportNeverReachTheTerminalRaw) {
+  const fs::path dir = test_support::make_temp_dir("compare-cli-escape");
+  const std::string a = (dir / "a.json").string(), hostile = (dir / "hostile.json").string();
+  std::ofstream(a) << testing::report({testing::ok_result("mlp/cpu/fp32", testing::step_times(1, 40, 10)),
+                                       testing::ok_result("mlp/cpu/bf16", testing::step_times(4, 40, 10))})
+                          .dump();
+  std::ofstream(hostile) << testing::report({testing::ok_result("mlp/cpu/fp32", testing::step_times(2, 40, 10)),
+                                             testing::failed_result("mlp/cpu/bf16", "failed", "boom\x1b]0;owned\x07\x1b[2J")})
+                                .dump();
+  for (const char* format : {"table", "markdown"}) {
+    const auto result = run_command(compare(a + " " + hostile + " --format " + format));
+    EXPECT_EQ(result.exit_code, 0) << result.output;
+    EXPECT_EQ(result.output.find('\x1b'), std::string::npos) << format << ": " << result.output;
+    EXPECT_EQ(result.output.find('\x07'), std::string::npos) << format;
+    EXPECT_NE(result.output.find("boom\\x1b]0;owned\\x07\\x1b[2J"), std::string::npos) << result.output;
+  }
+  const std::string bad_id = (dir / "bad-id.json").string();
+  std::ofstream(bad_id) << testing::report({testing::ok_result("mlp/cpu/\x1b[31mfp32", testing::step_times(3, 40, 10))})
+                               .dump();
+  const auto refused = run_command(compare(a + " " + bad_id));
+  EXPECT_EQ(refused.exit_code, 2) << refused.output;
+  EXPECT_NE(refused.output.find("has config_id \"mlp/cpu/\\u001b[31mfp32\", expected a config id such as mlp/cpu/fp32"),
+            std::string::npos)
+      << refused.output;
+  EXPECT_EQ(refused.output.find('\x1b'), std::string::npos) << refused.output;
+  fs::remove_all(dir);
+}
+
+// Standard output that cannot be written is one documented code (4), whatever the verdict
+// would have been: not 1, which CI reads as a regression, and not 0.
+TEST(CompareCli, StandardOutputThatCannotBeWrittenIsExitFourWhateverTheVerdict) {
+  const fs::path dir = test_support::make_temp_dir("compare-cli-full");
+  const std::string a = write_report(dir, "a.json", 1, 10), slow = write_report(dir, "slow.json", 2, 20);
+  ASSERT_EQ(run_command(compare(a + " " + slow + " > /dev/null")).exit_code, 1) << "the fixture is a regression";
+  for (const std::string& next : {slow, a}) {
+    const auto result = run_command("{ " + compare(a + " " + next) + " > /dev/full; }");
+    EXPECT_EQ(result.exit_code, 4) << next << ": " << result.output;
+    EXPECT_NE(result.output.find("cannot write to standard output"), std::string::npos) << result.output;
+  }
+  fs::remove_all(dir);
+}
+
+TEST(CompareCli, AReportComparedWithItselfIsWarnedAbout) {
+  const fs::path dir = test_support::make_temp_dir("compare-cli-self");
+  const std::string a = write_report(dir, "a.json", 1, 10);
+  const auto result = run_command(compare(a + " " + (dir / "." / "a.json").string()));
+  EXPECT_EQ(result.exit_code, 0) << result.output;
+  EXPECT_NE(result.output.find("warning: BASE and NEW are the same file"), std::string::npos) << result.output;
+  EXPECT_EQ(run_command(compare(a + " " + write_report(dir, "b.json", 2, 10))).output.find("the same file"),
+            std::string::npos);
+  fs::remove_all(dir);
+}
+
+// A path that is not UTF-8 is a valid file name: compare reads it and writes its JSON.
+TEST(CompareCli, APathThatIsNotUtf8IsCompared) {
+  const fs::path dir = test_support::make_temp_dir("compare-cli-latin1");
+  const std::string a = write_report(dir, "a.json", 1, 10), b = write_report(dir, "r\xe9sultat.json", 2, 10);
+  const auto result = run_command(compare(a + " '" + b + "' --format json"));
+  EXPECT_EQ(result.exit_code, 0) << result.output;
+  EXPECT_TRUE(nlohmann::json::accept(result.output)) << result.output;
   fs::remove_all(dir);
 }
 

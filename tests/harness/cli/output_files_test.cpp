@@ -63,6 +63,30 @@ TEST(OutputFiles, ALinkToAStreamIsWrittenThrough) {
   EXPECT_NE(result.output.find("| mlp/cpu/fp32 | ok |"), std::string::npos) << result.output;
 }
 
+// With standard output redirected to a file, /dev/stdout is a link to a regular file; it
+// was refused as one, though it names this process's own stream. Written through it, at
+// its offset: the report, then the table.
+TEST(OutputFiles, StandardOutputRedirectedToAFileIsWrittenThrough) {
+  const std::string file = test_support::make_temp_dir("out-stdout-file") + "/out.txt";
+  const auto result = run_command("{ " + kQuickRun + " --out /dev/stdout > " + file + "; }");
+  EXPECT_EQ(result.exit_code, 0) << result.output;
+  const std::string text = contents(file);
+  EXPECT_NE(text.find("\"schema_version\""), std::string::npos) << text;
+  EXPECT_GT(text.find("| mlp/cpu/fp32 | ok |"), text.find("\"schema_version\"")) << text;
+}
+
+// Without a controlling terminal /dev/tty cannot be opened: found before measuring, and
+// said as that, not as "a named pipe with no reader".
+TEST(OutputFiles, ATerminalThatIsNotThereIsRefusedUpFront) {
+  const auto result = run_command("setsid -w " + kQuickRun + " --out /dev/tty < /dev/null");
+  EXPECT_EQ(result.exit_code, 2) << result.output;
+  EXPECT_NE(result.output.find("--out '/dev/tty' cannot be written: No such device or address (this process has no "
+                               "terminal)"),
+            std::string::npos)
+      << result.output;
+  EXPECT_EQ(result.output.find("samples/s"), std::string::npos) << result.output;
+}
+
 // A named pipe gets the final report once: a reader sees exactly one JSON document (a
 // rewrite per config would append more, or block once the first reader has gone).
 TEST(OutputFiles, ANamedPipeGetsOneReport) {

@@ -86,5 +86,21 @@ TEST(PrivateDir, SaysWhereItCouldNotBeMade) {
   }
 }
 
+// The internal --child-result / --child-trace flags write only into such a folder.
+TEST(PrivateDir, KnowsItsOwnFiles) {
+  const PrivateDir dir;
+  EXPECT_TRUE(is_in_private_dir(dir.file("config0.json")));
+  EXPECT_FALSE(is_in_private_dir(dir.path())) << "the folder itself is not a file in it";
+  EXPECT_FALSE(is_in_private_dir("/etc/passwd"));
+  EXPECT_FALSE(is_in_private_dir("report.json"));
+  const std::string lookalike = dir.path() + "/gpubench-ABCDEF";
+  fs::create_directory(lookalike);  // mode 0755 (umask 022), not 0700
+  ::chmod(lookalike.c_str(), 0755);
+  EXPECT_FALSE(is_in_private_dir(lookalike + "/r.json")) << "a folder others can enter";
+  const std::string link = dir.path() + "/gpubench-LINKED";
+  fs::create_directory_symlink(dir.path(), link);
+  EXPECT_FALSE(is_in_private_dir(link + "/r.json")) << "a link to a private folder";
+}
+
 }  // namespace
 }  // namespace gpubench
