@@ -61,7 +61,9 @@ int main(int argc, char** argv) {
         if (options.nproc > 0 && options.command == CliOptions::Command::Matrix) {
           std::vector<std::string> args(argv, argv + argc);
           args[0] = gpubench::self_executable();
-          return gpubench::run_nproc_launcher(options.nproc, gpubench::without_nproc_flag(args));
+          gpubench::check_nproc_runs_something(options);  // before N LibTorch processes start
+          return gpubench::run_nproc_launcher(options.nproc, gpubench::without_nproc_flag(args),
+                                              options.settings.comm_timeout_s);
         }
         return with_stdout_checked(gpubench::run_matrix_command(options, joined_command_line(argc, argv)));
     }

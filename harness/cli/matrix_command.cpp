@@ -272,8 +272,11 @@ int run_matrix_command(const CliOptions& given, const std::string& command_line)
     if (!trace_error)
       std::cerr << "trace written to " << options.trace << " (open in https://ui.perfetto.dev or chrome://tracing)" << std::endl;
   }
-  if (!options.settings.hta_dir.empty())
-    std::cerr << "per-rank traces in " << options.settings.hta_dir
+  // Each config's child writes its own trace file; a failed write fails that config's row.
+  const bool any_ok = std::any_of(results.begin(), results.end(),
+                                  [](const nlohmann::json& row) { return row.value("status", "") == "ok"; });
+  if (!options.settings.hta_dir.empty() && any_ok)
+    std::cerr << "per-rank traces of the ok configs in " << options.settings.hta_dir
               << "/<config>/ (HTA: TraceAnalysis(trace_dir=\"" << options.settings.hta_dir << "/<config>\"))" << std::endl;
   // The measurements reach the terminal whatever became of the files.
   const std::string format = !options.format.empty() ? options.format : (isatty(STDOUT_FILENO) ? "table" : "json");
@@ -290,6 +293,30 @@ int run_matrix_command(const CliOptions& given, const std::string& command_line)
   const bool any_failed = std::any_of(results.begin(), results.end(),
                                       [](const nlohmann::json& row) { return row.value("status", "") == "failed"; });
   return options.strict && any_failed ? 1 : 0;
+}
+
+void check_nproc_runs_something(const CliOptions& options) {
+  const MachineCapabilities machine = detect_capabilities();
+  MatrixRequest request;
+  request.spec = options.matrix_spec;
+  request.workloads = selected_workloads(options);
+  request.known_workloads = workload_names();
+  request.cuda_devices = machine.cuda.device_count;
+  const std::vector<Config> configs = expand_matrix(request);
+  const std::map<std::string, std::string> left_out = left_out_configs(options, configs, machine);
+  std::vector<std::string> why;
+  for (const Config& config : configs) {
+    std::optional<std::string> reason = skip_reason(config, machine);
+    if (!reason && left_out.count(config.id())) reason = left_out.at(config.id());
+    if (!reason && (config.parallel != ParallelMode::Ddp || config.world_size != options.nproc))
+      reason = config.parallel != ParallelMode::Ddp ? "not a ddp config" : "a ddp-" + std::to_string(config.world_size) + " config";
+    if (!reason) return;
+    if (why.size() < 3) why.push_back(config.id() + ": " + *reason);
+  }
+  throw UsageError(fmt::format("--nproc {}: none of the {} config(s) of --matrix '{}' would run under {} ranks here ({}{}): "
+                               "expected a ddp-{} config this machine can run (only those run under a launcher)",
+                               options.nproc, configs.size(), options.matrix_spec, options.nproc, fmt::join(why, "; "),
+                               configs.size() > why.size() ? "; ..." : "", options.nproc));
 }
 
 int run_child_command(const CliOptions& options) {

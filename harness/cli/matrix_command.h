@@ -14,6 +14,11 @@ constexpr int kExitOutputNotWritten = 4;
 // config, print it. Returns the exit code.
 int run_matrix_command(const CliOptions& options, const std::string& command_line);
 
+// `--nproc N`: throws UsageError, before any rank starts, when no config of the matrix
+// would run under N ranks here (only ddp-N configs run under a launcher, and only those
+// this machine can run): N processes would start LibTorch to report skips.
+void check_nproc_runs_something(const CliOptions& options);
+
 // `--child-config ID --child-result FILE`: one config, in this process.
 int run_child_command(const CliOptions& options);
 

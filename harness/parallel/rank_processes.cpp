@@ -9,6 +9,7 @@
 #include <cerrno>
 #include <chrono>
 #include <cstring>
+#include <optional>
 #include <stdexcept>
 #include <thread>
 
@@ -62,6 +63,8 @@ void finish(Running& rank, int status, const rusage& usage, Clock::time_point st
 std::string RankExit::describe() const {
   if (interrupted) return "interrupted after " + std::to_string(static_cast<int>(wall_s)) + " s";
   if (timed_out) return "timed out after " + std::to_string(static_cast<int>(wall_s)) + " s";
+  if (killed_after_rank0)
+    return "killed " + std::to_string(static_cast<int>(wall_s)) + " s in, still running after rank 0 had exited";
   if (stopped_after_peer_failure) return "stopped " + std::to_string(static_cast<int>(wall_s)) + " s in, after another rank failed";
   if (signal != 0) return "killed by signal " + std::to_string(signal) + " (" + strsignal(signal) + ")";
   return "exit code " + std::to_string(exit_code);
@@ -102,6 +105,7 @@ std::vector<RankExit> run_rank_processes(const std::vector<RankProcessSpec>& spe
 
   Clock::time_point deadline = start + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(policy.timeout_s));
   bool peer_failed = false;
+  std::optional<Clock::time_point> rank0_exit_deadline;
   // Poll: ranks run for seconds to minutes, 20 ms granularity costs nothing.
   while (std::any_of(ranks.begin(), ranks.end(), [](const Running& r) { return !r.done; })) {
     for (auto& rank : ranks) {
@@ -111,6 +115,9 @@ std::vector<RankExit> run_rank_processes(const std::vector<RankProcessSpec>& spe
       const pid_t reaped = wait4(rank.pid, &status, WNOHANG, &usage);
       if (reaped == rank.pid) {
         finish(rank, status, usage, start);
+        if (&rank == &ranks.front())
+          rank0_exit_deadline = Clock::now() + std::chrono::duration_cast<Clock::duration>(
+                                                   std::chrono::duration<double>(policy.after_rank0_exit_s));
         if (!rank.exit.ok() && !peer_failed) {
           peer_failed = true;
           deadline = std::min(deadline, Clock::now() + std::chrono::duration_cast<Clock::duration>(
@@ -124,6 +131,11 @@ std::vector<RankExit> run_rank_processes(const std::vector<RankProcessSpec>& spe
     const bool interrupted = interrupt_signal() != 0;
     for (auto& rank : ranks) {
       if (rank.done) continue;
+      if (rank0_exit_deadline && now >= *rank0_exit_deadline && !rank.exit.killed_after_rank0) {
+        rank.exit.killed_after_rank0 = true;
+        kill(rank.pid, SIGKILL);
+        continue;
+      }
       if (!rank.term_sent && (now >= deadline || interrupted)) {
         (interrupted ? rank.exit.interrupted
                      : peer_failed ? rank.exit.stopped_after_peer_failure : rank.exit.timed_out) = true;

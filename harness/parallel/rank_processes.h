@@ -19,6 +19,7 @@ struct RankExit {
   bool timed_out = false;
   bool stopped_after_peer_failure = false;  // killed because another rank had failed and this one did not exit
   bool interrupted = false;                 // stopped because this process got SIGINT/SIGTERM (io/interrupt.h)
+  bool killed_after_rank0 = false;          // still running policy.after_rank0_exit_s after rank 0 had exited
   std::uint64_t peak_rss_bytes = 0;
   double wall_s = 0;
   bool ok() const { return !timed_out && !interrupted && signal == 0 && exit_code == 0; }
@@ -32,6 +33,10 @@ struct RankWaitPolicy {
   double after_peer_failure_s = 75;
   // Between SIGTERM (or the interrupt passed on) and SIGKILL.
   double term_grace_s = 5;
+  // Once rank 0 (the one that writes the report) has exited, the others get this long to
+  // exit too, then SIGKILL at once: the report is written, and a stalled rank (SIGSTOP
+  // ignores SIGTERM until continued) would otherwise hold the wait forever.
+  double after_rank0_exit_s = 1e9;
 };
 
 // Starts every rank at once, in one process group that dies with this process, and waits

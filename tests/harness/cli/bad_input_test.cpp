@@ -81,6 +81,8 @@ INSTANTIATE_TEST_SUITE_P(
         BadInput{"--workload 'mlp,'", "--workload 'mlp,' has an empty item"},
         // An id with control bytes is echoed escaped (dash has no $'...': printf makes the ESC).
         BadInput{"--matrix \"$(printf 'mlp/cpu/\\033[31mfp32')\"", "config id 'mlp/cpu/\\x1b[31mfp32'"},
+        BadInput{"--nproc 1024 --matrix mlp/cpu/fp32,mlp/cpu/fp32/ddp-2",
+                 "--nproc 1024: none of the 2 config(s) of --matrix 'mlp/cpu/fp32,mlp/cpu/fp32/ddp-2' would run"},
         BadInput{"--matrix mlp/cpu/fp32 --data /nonexistent-dir", "is not a directory"},
         BadInput{"--matrix cnn/cpu/fp32 --data /tmp", "names no workload and this matrix runs none that reads data"},
         BadInput{"--matrix mlp/cpu/fp32,gpt2/cpu/fp32 --data /tmp", "this matrix runs several that do (mlp, gpt2)"},

@@ -182,6 +182,40 @@ TEST_F(Interrupt, CtrlCToAnNprocLauncherStopsEveryRankAndKeepsTheReport) {
   EXPECT_EQ(report["results"][1]["reason"], "not run: interrupted (SIGINT)");
 }
 
+// --nproc with a stalled rank (SIGSTOP: alive, silent, deaf to SIGTERM): rank 0's
+// collective times out, it fails the config, writes the report and exits; the launcher
+// waited forever for rank 1 (after_peer_failure_s = 1e9). Now it kills a rank still
+// running --comm-timeout + 10 s after rank 0 exited, and exits with rank 0's code.
+TEST_F(Interrupt, AStalledRankUnderNprocEndsOnceRankZeroHasReported) {
+  const pid_t launcher = start({"--nproc", "2", "--matrix", "mlp/cpu/fp32/ddp-2", "--steps", "1000000", "--warmup", "0",
+                                "--comm-timeout", "3", "--out", dir_ + "/report.json"});
+  ASSERT_TRUE(wait_until([&] { return processes_marked(marker_, "--child-config").size() == 2; },
+                         std::chrono::seconds(60)))
+      << slurp(dir_ + "/log");
+  std::this_thread::sleep_for(std::chrono::seconds(2));  // training, in step
+  std::vector<pid_t> rank1;
+  for (const pid_t pid : processes_marked(marker_))
+    if (slurp("/proc/" + std::to_string(pid) + "/environ").find(std::string("\0RANK=1\0", 8)) != std::string::npos)
+      rank1.push_back(pid);
+  ASSERT_FALSE(rank1.empty()) << "rank 1's processes";
+  for (const pid_t pid : rank1) ::kill(pid, SIGSTOP);
+  const auto stopped = Clock::now();
+  const int status = exit_status(launcher, std::chrono::seconds(150));
+  const double took_s = std::chrono::duration<double>(Clock::now() - stopped).count();
+  for (const pid_t pid : rank1) ::kill(pid, SIGKILL);  // if the launcher failed to
+  ASSERT_TRUE(WIFEXITED(status)) << "the launcher still waited after 150 s\n" << slurp(dir_ + "/log");
+  EXPECT_EQ(WEXITSTATUS(status), 0) << "rank 0's code: the failed config is a row" << slurp(dir_ + "/log");
+  std::cout << "launcher ended " << took_s << " s after rank 1 stalled\n";
+  EXPECT_NE(slurp(dir_ + "/log").find("rank 1 of 2 was still running 13 s (--comm-timeout + 10 s) after rank 0 had "
+                                      "written the report"),
+            std::string::npos)
+      << slurp(dir_ + "/log");
+  const auto report = test_support::read_json(dir_ + "/report.json");
+  ASSERT_EQ(report["results"].size(), 1u);
+  EXPECT_EQ(report["results"][0]["status"], "failed") << report["results"][0].dump();
+  EXPECT_TRUE(wait_until([&] { return processes_marked(marker_).empty(); }, std::chrono::seconds(10)));
+}
+
 TEST_F(Interrupt, RanksOfAKilledGpubenchDieWithinSeconds) {
   const pid_t gpubench = start({"--matrix", "mlp/cpu/fp32/ddp-2", "--steps", "1000000", "--warmup", "0",
                                 "--out", dir_ + "/report.json"});
