@@ -62,8 +62,7 @@ int main(int argc, char** argv) {
           std::vector<std::string> args(argv, argv + argc);
           args[0] = gpubench::self_executable();
           gpubench::check_nproc_runs_something(options);  // before N LibTorch processes start
-          return gpubench::run_nproc_launcher(options.nproc, gpubench::without_nproc_flag(args),
-                                              options.settings.comm_timeout_s);
+          return gpubench::run_nproc_launcher(options.nproc, gpubench::without_nproc_flag(args));
         }
         return with_stdout_checked(gpubench::run_matrix_command(options, joined_command_line(argc, argv)));
     }

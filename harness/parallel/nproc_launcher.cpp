@@ -25,7 +25,7 @@ std::vector<std::string> without_nproc_flag(const std::vector<std::string>& argv
   return out;
 }
 
-int run_nproc_launcher(int nproc, const std::vector<std::string>& argv, double comm_timeout_s) {
+int run_nproc_launcher(int nproc, const std::vector<std::string>& argv) {
   const LaunchEnv env = read_launch_env();
   if (env.distributed())
     throw UsageError("--nproc " + std::to_string(nproc) + " starts its own ranks, but this process already is " +
@@ -45,16 +45,17 @@ int run_nproc_launcher(int nproc, const std::vector<std::string>& argv, double c
   policy.timeout_s = 1e9;
   policy.after_peer_failure_s = 1e9;
   policy.term_grace_s = 30;  // an interrupted rank stops its config (5 s at most) and writes its report
-  // Under a launcher only ddp-N configs run, in step on every rank: once rank 0 has written
-  // the report and exited, a healthy peer is at most a collective's wait behind it. One
-  // still running then is stalled (SIGSTOP, a hung driver): it is killed.
-  policy.after_rank0_exit_s = comm_timeout_s + 10;
+  // Under a launcher only ddp-N configs run, in step on every rank, and a rank's last act
+  // is to hand rank 0 its outcome: once rank 0 has written the report and exited, a healthy
+  // peer exits within seconds. One still running after the peer grace is stalled
+  // (SIGSTOP, a hung driver): it is killed.
+  policy.after_rank0_exit_s = kPeerGrace_s + kTermGrace_s;
   const std::vector<RankExit> exits = run_rank_processes(specs, policy);
   if (const int signal = interrupt_signal(); signal != 0) return 128 + signal;
   for (std::size_t rank = 1; rank < exits.size(); ++rank)
     if (exits[rank].killed_after_rank0)
-      std::cerr << "gpubench: warning: rank " << rank << " of " << nproc << " was still running " << comm_timeout_s + 10
-                << " s (--comm-timeout + 10 s) after rank 0 had written the report and exited: killed; rank 0's "
+      std::cerr << "gpubench: warning: rank " << rank << " of " << nproc << " was still running "
+                << kPeerGrace_s + kTermGrace_s << " s after rank 0 had written the report and exited: killed; rank 0's "
                 << "report stands\n";
   auto code = [](const RankExit& exit) { return exit.signal != 0 ? 128 + exit.signal : exit.exit_code; };
   if (code(exits[0]) != 0) return code(exits[0]);

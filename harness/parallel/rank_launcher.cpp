@@ -110,8 +110,14 @@ std::vector<std::pair<int, RankExit>> RankLauncher::launch(const ConfigLaunch& r
   }
   RankWaitPolicy policy;
   policy.timeout_s = request.timeout_s;
-  // The survivors' collectives fail or time out within --comm-timeout; then they report.
-  policy.after_peer_failure_s = comm_timeout_s_ + 15;
+  // The first rank to fail found the dead or stalled peer (its collective failed, or
+  // timed out after --comm-timeout); once its process is gone, a healthy survivor's
+  // collective with it fails at once (connection reset) and it reports within seconds. A
+  // rank still running after kPeerGrace_s is the stalled one, or blocked on it: SIGTERM,
+  // then SIGKILL (a SIGSTOPped process ignores SIGTERM until continued). So a config ends
+  // within --comm-timeout + kPeerGrace_s + kTermGrace_s (+ process exits) of a stall.
+  policy.after_peer_failure_s = kPeerGrace_s;
+  policy.term_grace_s = kTermGrace_s;
   const std::vector<RankExit> exits = run_rank_processes(specs, policy);
   std::vector<std::pair<int, RankExit>> out;
   for (std::size_t i = 0; i < ranks.size(); ++i) out.emplace_back(ranks[i], exits[i]);
@@ -146,9 +152,13 @@ std::vector<std::pair<int, RankReport>> RankLauncher::exchange(const std::string
   }
   if (env_.rank != 0) return local;
   std::vector<std::pair<int, RankReport>> all;
-  // The ranks run in lockstep until their last collective; a peer's report comes soon
-  // after ours unless its process died.
-  const auto wait = comm_timeout() + std::chrono::seconds(30);
+  // The ranks run in lockstep until their last collective: after a run that went well a
+  // peer's report comes soon after ours, but may trail by its checkpoint round trip. After
+  // a failed one (a dead or stalled peer), a healthy peer's collective with this rank's
+  // ended process fails at once: what has not come within the grace is not coming.
+  const bool rank0_ok = !local.empty() && local.front().second.ok;
+  const auto wait = rank0_ok ? comm_timeout() + std::chrono::seconds(30)
+                             : std::chrono::milliseconds(static_cast<long long>((kPeerGrace_s + kTermGrace_s) * 1000));
   for (int rank = 0; rank < world_size; ++rank) {
     RankReport report;
     const std::string key = prefix + std::to_string(rank);

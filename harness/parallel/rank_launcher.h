@@ -15,6 +15,12 @@
 
 namespace gpubench {
 
+// After the first rank of a config fails, how long the others get to exit on their own,
+// then between their SIGTERM and SIGKILL (RankLauncher::launch): a stall ends a config
+// within --comm-timeout + 8 s, plus the processes' exits.
+constexpr double kPeerGrace_s = 5;
+constexpr double kTermGrace_s = 3;
+
 // How one rank of a DDP config ended, as the matrix report needs it.
 struct RankReport {
   bool ok = false;

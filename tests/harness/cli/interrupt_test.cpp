@@ -185,7 +185,8 @@ TEST_F(Interrupt, CtrlCToAnNprocLauncherStopsEveryRankAndKeepsTheReport) {
 // --nproc with a stalled rank (SIGSTOP: alive, silent, deaf to SIGTERM): rank 0's
 // collective times out, it fails the config, writes the report and exits; the launcher
 // waited forever for rank 1 (after_peer_failure_s = 1e9). Now it kills a rank still
-// running --comm-timeout + 10 s after rank 0 exited, and exits with rank 0's code.
+// running 8 s after rank 0 exited, and exits with rank 0's code. The config itself (the
+// report) ends within --comm-timeout + 10 s of the stall (it took 36-38 s at 3 s).
 TEST_F(Interrupt, AStalledRankUnderNprocEndsOnceRankZeroHasReported) {
   const pid_t launcher = start({"--nproc", "2", "--matrix", "mlp/cpu/fp32/ddp-2", "--steps", "1000000", "--warmup", "0",
                                 "--comm-timeout", "3", "--out", dir_ + "/report.json"});
@@ -206,8 +207,8 @@ TEST_F(Interrupt, AStalledRankUnderNprocEndsOnceRankZeroHasReported) {
   ASSERT_TRUE(WIFEXITED(status)) << "the launcher still waited after 150 s\n" << slurp(dir_ + "/log");
   EXPECT_EQ(WEXITSTATUS(status), 0) << "rank 0's code: the failed config is a row" << slurp(dir_ + "/log");
   std::cout << "launcher ended " << took_s << " s after rank 1 stalled\n";
-  EXPECT_NE(slurp(dir_ + "/log").find("rank 1 of 2 was still running 13 s (--comm-timeout + 10 s) after rank 0 had "
-                                      "written the report"),
+  EXPECT_LE(took_s, 3 + 10 + 8 + 15) << "comm-timeout + 10 s to the report, 8 s to the kill, slack for a loaded machine";
+  EXPECT_NE(slurp(dir_ + "/log").find("rank 1 of 2 was still running 8 s after rank 0 had written the report"),
             std::string::npos)
       << slurp(dir_ + "/log");
   const auto report = test_support::read_json(dir_ + "/report.json");
