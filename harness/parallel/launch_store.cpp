@@ -11,6 +11,8 @@
 #include <torch/csrc/distributed/c10d/PrefixStore.hpp>
 #include <torch/csrc/distributed/c10d/TCPStore.hpp>
 
+#include <c10/util/Logging.h>
+
 #include "config/errors.h"
 
 namespace gpubench {
@@ -53,6 +55,32 @@ int listening_socket(const std::string& addr, int port) {
   throw std::runtime_error("cannot listen on " + addr + ":" + std::to_string(port) + ": " + why);
 }
 
+// MASTER_ADDR must name a host: a typo is one line, now, not c10d's retry loop of
+// warnings and stack traces for --comm-timeout.
+void check_resolves(const std::string& addr) {
+  addrinfo hints{};
+  hints.ai_family = AF_UNSPEC;
+  hints.ai_socktype = SOCK_STREAM;
+  addrinfo* found = nullptr;
+  if (const int rc = ::getaddrinfo(addr.c_str(), nullptr, &hints, &found); rc != 0)
+    throw UsageError("MASTER_ADDR='" + addr + "' does not resolve (" + ::gai_strerror(rc) +
+                     "): expected rank 0's host name or IP address");
+  ::freeaddrinfo(found);
+}
+
+// c10d logs every failed connect try as a warning and an error with a C++ stack trace;
+// the failure reaches the user once, as gpubench's own message. Quiet while connecting.
+class QuietC10Log {
+ public:
+  QuietC10Log() : saved_(FLAGS_caffe2_log_level) { FLAGS_caffe2_log_level = c10::GLOG_FATAL; }
+  ~QuietC10Log() { FLAGS_caffe2_log_level = saved_; }
+  QuietC10Log(const QuietC10Log&) = delete;
+  QuietC10Log& operator=(const QuietC10Log&) = delete;
+
+ private:
+  int saved_;
+};
+
 }  // namespace
 
 bool is_loopback_address(const std::string& addr) {
@@ -66,7 +94,9 @@ c10::intrusive_ptr<c10d::Store> host_store(const std::string& addr, int port, st
   // Ranks arrive whenever they start; each waits for its own keys with its own timeout.
   options.waitWorkers = false;
   options.timeout = timeout;
+  check_resolves(addr);
   try {
+    const QuietC10Log quiet;
     // All ranks on this host: listen on loopback only (c10d's own server would listen on
     // every interface, unauthenticated). Ranks on other hosts need it reachable: there it
     // listens on every interface, as torchrun's store does (README, "DDP ranks and their rendezvous").
@@ -89,7 +119,9 @@ c10::intrusive_ptr<c10d::Store> connect_store(const std::string& addr, int port,
   options.port = static_cast<std::uint16_t>(port);
   options.isServer = false;
   options.timeout = timeout;
+  check_resolves(addr);
   try {
+    const QuietC10Log quiet;
     return c10::make_intrusive<c10d::TCPStore>(addr, options);
   } catch (const std::exception& error) {
     throw UsageError("could not reach the rendezvous store at MASTER_ADDR:MASTER_PORT = " + addr + ":" +

@@ -146,7 +146,16 @@ TEST(DdpEndToEnd, BadLaunchEnvironmentsAreUsageErrors) {
     const auto run = gpubench(env, out);
     EXPECT_EQ(run.exit_code, 2) << env << "\n" << run.output;
     EXPECT_NE(run.output.find(message), std::string::npos) << env << "\n" << run.output;
+    // One line of gpubench's, not c10d's retry warnings and a C++ stack trace.
+    EXPECT_EQ(run.output.find("frame #"), std::string::npos) << env << "\n" << run.output;
+    EXPECT_EQ(run.output.find("[c10d]"), std::string::npos) << env << "\n" << run.output;
   };
+  for (const char* rank : {"0", "1"}) {
+    const auto start = std::chrono::steady_clock::now();
+    expect_usage_error(std::string("RANK=") + rank + " WORLD_SIZE=2 MASTER_ADDR=no-such-host.invalid MASTER_PORT=29999",
+                       "MASTER_ADDR='no-such-host.invalid' does not resolve");
+    EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(), 10) << "at once";
+  }
   expect_usage_error("WORLD_SIZE=2", "WORLD_SIZE=2 is set but RANK is not");
   expect_usage_error("RANK=2 WORLD_SIZE=2 MASTER_PORT=29999", "RANK=2 is not below WORLD_SIZE=2: ranks run from 0 to 1");
   expect_usage_error("RANK=x WORLD_SIZE=2 MASTER_PORT=29999", "RANK='x' is invalid");
