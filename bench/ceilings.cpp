@@ -1,6 +1,7 @@
 #include "bench/ceilings.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <map>
 #include <sstream>
@@ -15,6 +16,8 @@ namespace {
 
 constexpr const char* kFormat = "gpubench-ceilings";
 constexpr int kFormatVersion = 1;
+constexpr std::size_t kMaxFileBytes = 1 << 20;
+constexpr std::size_t kMaxContextBytes = 64 << 10;
 
 // Scalar ceilings and the nested maps, with how many object levels sit above the numbers.
 const std::vector<std::string>& scalar_keys() {
@@ -160,18 +163,48 @@ nlohmann::json& object_at(nlohmann::json& root, const std::vector<std::string>& 
   return *node;
 }
 
+// A ceiling is a share's denominator: positive and normal (0 gave "not in the file" later,
+// a denormal an inf share), and at most kMaxCeiling (1e308 gave subnormal shares); no
+// machine's GB/s, TFLOP/s or samples/s comes near it.
+constexpr double kMaxCeiling = 1e9;
+
+bool usable_ceiling(double value) { return std::isnormal(value) && value > 0 && value <= kMaxCeiling; }
+
 void check_number(const nlohmann::json& value, const std::string& path, const std::string& origin) {
-  // 0 or a normal number: a denormal (1e-320) would turn every share of it into inf.
-  const bool usable = value.is_number() && (value.get<double>() == 0 || std::isnormal(value.get<double>()));
-  if (!usable || value.get<double>() < 0)
-    throw UsageError(origin + ": ceiling '" + path + "' is " + value.dump() + ", expected a finite number >= 0");
+  if (!value.is_number() || !usable_ceiling(value.get<double>()))
+    throw UsageError(origin + ": ceiling '" + path + "' is " + value.dump() +
+                     ", expected a number above 0 and at most 1e9 (leave out a ceiling that was not measured)");
 }
 
-void check_map(const nlohmann::json& value, int depth, const std::string& path, const std::string& origin) {
-  if (depth == 0) return check_number(value, path, origin);
+// The keys each level of a nested map may have: a closed set where the benchmarks have
+// one (devices, backends), else a benchmark name's segment (a workload, a precision, a
+// worker count).
+std::vector<std::vector<std::string>> allowed_levels(const std::string& map) {
+  const std::vector<std::string> devices = {"cpu", "cuda"}, backends = {"gloo", "nccl"}, any;
+  if (map == "matmul_tflops" || map == "train_step_samples_per_s") return {devices, any};
+  if (map == "allreduce_busbw_gb_per_s" || map == "allreduce_algbw_gb_per_s") return {backends};
+  return {any, any};  // loader_samples_per_s: workload, workers
+}
+
+bool is_segment_name(const std::string& key) {
+  return !key.empty() && key.size() <= 64 && std::all_of(key.begin(), key.end(), [](char c) {
+    return std::islower(static_cast<unsigned char>(c)) || std::isdigit(static_cast<unsigned char>(c)) || c == '_' || c == '-';
+  });
+}
+
+void check_map(const nlohmann::json& value, const std::vector<std::vector<std::string>>& levels, std::size_t level,
+               const std::string& path, const std::string& origin) {
+  if (level == levels.size()) return check_number(value, path, origin);
   if (!value.is_object())
     throw UsageError(origin + ": '" + path + "' is " + value.dump() + ", expected an object");
-  for (const auto& [key, child] : value.items()) check_map(child, depth - 1, path + "." + key, origin);
+  const std::vector<std::string>& allowed = levels[level];
+  for (const auto& [key, child] : value.items()) {
+    const bool known = allowed.empty() ? is_segment_name(key) : std::find(allowed.begin(), allowed.end(), key) != allowed.end();
+    if (!known)
+      throw UsageError(origin + ": unknown key '" + path + "." + key + "', expected " +
+                       (allowed.empty() ? std::string("a benchmark name's part (a-z, 0-9, '_', '-')") : "one of " + join(allowed, ',')));
+    check_map(child, levels, level + 1, path + "." + key, origin);
+  }
 }
 
 void check_strings(const nlohmann::json& value, const std::string& key, const std::string& origin) {
@@ -206,6 +239,10 @@ nlohmann::json distil_ceilings(const nlohmann::json& benchmark_output) {
       }
       const auto value = run_value(run, target);
       if (!value) continue;
+      if (!usable_ceiling(*value * target.scale)) {
+        if (!skipped.contains(dotted)) skipped[dotted] = "measured " + std::to_string(*value * target.scale) + " in " + run_name;
+        continue;
+      }
       nlohmann::json& slot = object_at(ceilings, target.path);
       const double scaled = *value * target.scale;
       if (slot.is_null() || slot.get<double>() < scaled) {
@@ -238,12 +275,16 @@ void validate_ceilings(const nlohmann::json& ceilings, const std::string& origin
       if (!value.is_string()) throw UsageError(origin + ": 'source' must be a string");
     } else if (key == "context") {
       if (!value.is_object()) throw UsageError(origin + ": 'context' must be an object");
+      // Copied into every report rewrite: Google Benchmark's context is a few hundred bytes.
+      if (value.dump().size() > kMaxContextBytes)
+        throw UsageError(origin + ": 'context' is " + std::to_string(value.dump().size()) + " bytes, expected at most " +
+                         std::to_string(kMaxContextBytes) + " (Google Benchmark's run context)");
     } else if (key == "from" || key == "skipped") {
       check_strings(value, key, origin);
     } else if (std::find(scalars.begin(), scalars.end(), key) != scalars.end()) {
       check_number(value, key, origin);
     } else if (auto map = map_keys().find(key); map != map_keys().end()) {
-      check_map(value, map->second, key, origin);
+      check_map(value, allowed_levels(key), 0, key, origin);
     } else {
       std::string expected = join(scalars, ',');
       for (const auto& [name, depth] : map_keys()) expected += "," + name;
@@ -255,6 +296,9 @@ void validate_ceilings(const nlohmann::json& ceilings, const std::string& origin
 
 nlohmann::json load_ceilings(const std::string& path) {
   const std::string text = read_file(path, "ceilings file");
+  if (text.size() > kMaxFileBytes)
+    throw UsageError("ceilings file " + path + " is " + std::to_string(text.size()) + " bytes, expected at most " +
+                     std::to_string(kMaxFileBytes) + " (gpubench-bench writes a few KiB)");
   nlohmann::json ceilings;
   try {
     ceilings = nlohmann::json::parse(text);

@@ -168,7 +168,28 @@ TEST_F(LoadCeilings, NamesTheFileAndTheProblem) {
   EXPECT_NE(load_error(head + R"("d2d_gb_per_s": -1})").find("'d2d_gb_per_s' is -1"), std::string::npos);
   EXPECT_NE(load_error(head + R"("d2d_gb_per_s": 1e400})").find("is not JSON"), std::string::npos);  // overflow
   EXPECT_NE(load_error(head + R"("d2d_gb_per_s": 1e-320})").find("'d2d_gb_per_s' is"), std::string::npos);  // denormal
-  EXPECT_NE(load_error(head + R"("d2d_gb_per_s": "fast"})").find("expected a finite number"), std::string::npos);
+  EXPECT_NE(load_error(head + R"("d2d_gb_per_s": "fast"})").find("expected a number above 0 and at most 1e9"),
+            std::string::npos);
+  // A 0 was accepted, then reported "not in the file"; 1e308 gave subnormal shares.
+  EXPECT_NE(load_error(head + R"("d2d_gb_per_s": 0})").find("'d2d_gb_per_s' is 0, expected a number above 0"),
+            std::string::npos);
+  EXPECT_NE(load_error(head + R"("d2d_gb_per_s": 1e308})").find("at most 1e9"), std::string::npos);
+  // Unknown keys are refused at every level, not only the top one.
+  EXPECT_NE(load_error(head + R"("matmul_tflops": {"tpu": {"fp32": 3}}})")
+                .find("unknown key 'matmul_tflops.tpu', expected one of cpu,cuda"),
+            std::string::npos);
+  EXPECT_NE(load_error(head + R"("allreduce_busbw_gb_per_s": {"mpi": 3}})").find("expected one of gloo,nccl"),
+            std::string::npos);
+  EXPECT_NE(load_error(head + R"("loader_samples_per_s": {"mlp": {"two workers": 3}}})")
+                .find("unknown key 'loader_samples_per_s.mlp.two workers'"),
+            std::string::npos);
+  // A context is copied into every report rewrite: bounded, as the file is.
+  EXPECT_NE(load_error(head + R"("context": {"padding": ")" + std::string(70000, 'x') + R"("}})")
+                .find("bytes, expected at most 65536 (Google Benchmark's run context)"),
+            std::string::npos);
+  EXPECT_NE(load_error(head + R"("context": {"padding": ")" + std::string(2 << 20, 'x') + R"("}})")
+                .find("bytes, expected at most 1048576"),
+            std::string::npos);
   EXPECT_NE(load_error(head + R"("matmul_tflops": {"cpu": 3}})").find("'matmul_tflops.cpu' is 3, expected an object"),
             std::string::npos);
   EXPECT_NE(load_error(head + R"("matmul_tflops": {"cpu": {"fp32": null}}})").find("matmul_tflops.cpu.fp32"),
