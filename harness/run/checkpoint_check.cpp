@@ -1,9 +1,14 @@
 #include "run/checkpoint_check.h"
 
+#include <fcntl.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <chrono>
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
+#include <stdexcept>
 
 #include "run/channels_last.h"
 
@@ -25,6 +30,34 @@ std::string first_difference(const torch::OrderedDict<std::string, torch::Tensor
     if (!torch::equal(item.value().cpu(), other->cpu())) return item.key() + " differs after load";
   }
   return "";
+}
+
+// archive.save_to(path) lets LibTorch's zip writer meet a full disk: it throws, and throws
+// again from its destructor, so the config's process aborts (signal 6, no result, a
+// LibTorch stack trace). Here the bytes go through a writer that never fails towards
+// LibTorch; the first write error is kept and thrown afterwards, naming the file: the
+// config becomes a failed row saying the checkpoint could not be written.
+void save_checkpoint_file(torch::serialize::OutputArchive& archive, const std::string& path) {
+  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600);
+  if (fd < 0) throw std::runtime_error("checkpoint round trip: cannot create '" + path + "': " + std::strerror(errno));
+  int error = 0;
+  std::uint64_t written = 0;
+  archive.save_to([&](const void* data, std::size_t size) -> std::size_t {
+    for (std::size_t done = 0; error == 0 && done < size;) {
+      const ssize_t n = ::write(fd, static_cast<const char*>(data) + done, size - done);
+      if (n < 0 && errno == EINTR) continue;
+      if (n < 0) error = errno;
+      else done += static_cast<std::size_t>(n), written += static_cast<std::uint64_t>(n);
+    }
+    return size;  // a short count would make LibTorch throw from its destructor
+  });
+  // No fsync: save_ms is what torch::save costs a training loop (the page cache's write).
+  if (::close(fd) != 0 && error == 0) error = errno;
+  if (error != 0) {
+    std::remove(path.c_str());
+    throw std::runtime_error("checkpoint round trip: cannot write '" + path + "' (" + std::to_string(written) +
+                             " bytes written): " + std::strerror(error));
+  }
 }
 
 }  // namespace
@@ -49,7 +82,7 @@ CheckpointCheck check_checkpoint_round_trip(const Workload& workload, Model& tra
     trained.module->save(model_archive);
     optimizer.save(optimizer_archive);
     model_archive.write("optimizer", optimizer_archive);
-    model_archive.save_to(path);
+    save_checkpoint_file(model_archive, path);
   }
   check.save_ms = ms_since(start);
   struct stat info {};

@@ -122,5 +122,29 @@ TEST_F(MatrixRun, NvtxRangesNestRunStepPhaseInTheGpubenchDomain) {
   EXPECT_NE(text.find("\tpush\tgpubench\tbackward\n"), std::string::npos) << text.substr(0, 2000);
 }
 
+// A checkpoint that cannot be written (a full $TMPDIR; here a file-size limit, which any
+// user can set: writes past 8 MiB, 16384 of sh's 512-byte blocks, fail with EFBIG) aborted the config's process from
+// LibTorch's zip writer (signal 6, its stack trace): a failed row saying so, and the
+// matrix goes on.
+TEST(MatrixRunCheckpoint, ACheckpointThatCannotBeWrittenIsAFailedRowSayingSo) {
+  const std::string dir = test_support::make_temp_dir("ckpt-full");
+  const auto result = test_support::run_command(
+      "sh -c 'ulimit -f 16384; trap \"\" XFSZ; exec " + std::string(GPUBENCH_EXE) +
+      " --matrix mlp/cpu/fp32,cnn/cpu/fp32 --steps 2 --warmup 0 --format json --out " + dir + "/report.json'");
+  EXPECT_EQ(result.exit_code, 0) << result.output;
+  EXPECT_EQ(result.output.find("frame #"), std::string::npos) << "no LibTorch stack trace: " << result.output;
+  const auto report = read_json(dir + "/report.json");
+  const nlohmann::json* mlp = find_row(report, "mlp/cpu/fp32");
+  ASSERT_NE(mlp, nullptr);
+  EXPECT_EQ((*mlp)["status"], "failed");
+  const std::string reason = (*mlp)["reason"];
+  EXPECT_NE(reason.find("checkpoint round trip: cannot write '"), std::string::npos) << reason;
+  EXPECT_NE(reason.find("File too large"), std::string::npos) << reason;
+  const nlohmann::json* cnn = find_row(report, "cnn/cpu/fp32");  // 3.7 MB of checkpoint (with Adam's state): fits; mlp's is 22 MB
+  ASSERT_NE(cnn, nullptr);
+  EXPECT_EQ((*cnn)["status"], "ok") << (*cnn).dump();
+  std::filesystem::remove_all(dir);
+}
+
 }  // namespace
 }  // namespace gpubench
