@@ -24,7 +24,7 @@ std::int64_t MlpImpl::forward_macs_per_sample() const {
 }
 
 Dataset MlpWorkload::make_dataset(const DatasetRequest& request) const {
-  if (!request.data_path.empty()) return Dataset(std::make_shared<TensorDataset>(load_mnist_idx(request.data_path)));
+  if (!request.data_path.empty()) return Dataset(std::make_shared<TensorDataset>(load_mnist_idx(request.data_path, request.samples)));
   return Dataset(std::make_shared<TensorDataset>(make_class_pattern_images(request.samples, {1, 28, 28}, 10, request.seed)));
 }
 

@@ -1,7 +1,6 @@
 #include "workloads/data/idx_file.h"
 
 #include "config/errors.h"
-#include "io/atomic_file.h"
 
 namespace gpubench {
 namespace {
@@ -14,10 +13,11 @@ std::uint32_t big_endian_u32(const std::uint8_t* bytes) {
 }  // namespace
 
 IdxArray read_idx_file(const std::string& path) {
-  const std::string text = read_file(path, "IDX file");  // regular files only
-  const std::vector<std::uint8_t> bytes(text.begin(), text.end());
+  auto file = std::make_shared<const MappedFile>(path, "IDX file");  // regular files only
+  const std::uint8_t* bytes = file->data();
+  const std::size_t size = file->size();
   const auto fail = [&](const std::string& why) { return UsageError("IDX file '" + path + "' " + why); };
-  if (bytes.size() < 4) throw fail("is truncated: " + std::to_string(bytes.size()) + " bytes, expected a 4-byte magic");
+  if (size < 4) throw fail("is truncated: " + std::to_string(size) + " bytes, expected a 4-byte magic");
   if (bytes[0] != 0 || bytes[1] != 0)
     throw fail("has a bad magic number (first bytes must be 0x00 0x00): not an IDX file");
   if (bytes[2] != 0x08)
@@ -25,21 +25,26 @@ IdxArray read_idx_file(const std::string& path) {
   const std::size_t ndims = bytes[3];
   if (ndims == 0 || ndims > 4) throw fail("has " + std::to_string(ndims) + " dimensions, expected 1 to 4");
   const std::size_t header = 4 + 4 * ndims;
-  if (bytes.size() < header) throw fail("is truncated inside its header");
+  if (size < header) throw fail("is truncated inside its header");
   IdxArray array;
   std::size_t elements = 1;
   for (std::size_t d = 0; d < ndims; ++d) {
     array.dims.push_back(big_endian_u32(&bytes[4 + 4 * d]));
     if (array.dims.back() == 0) throw fail("has a zero-sized dimension " + std::to_string(d));
+    // Compared before multiplying: four 32-bit dimensions would overflow the count.
+    if (elements > size / array.dims.back())
+      throw fail("is truncated: its header promises more elements than the file's " + std::to_string(size) + " bytes");
     elements *= array.dims.back();
   }
-  const std::size_t payload = bytes.size() - header;
+  const std::size_t payload = size - header;
   if (payload < elements)
     throw fail("is truncated: " + std::to_string(payload) + " data bytes, header promises " + std::to_string(elements));
   if (payload > elements)
     throw fail("has " + std::to_string(payload - elements) + " trailing bytes after " + std::to_string(elements) +
                " elements");
-  array.data.assign(bytes.begin() + static_cast<std::ptrdiff_t>(header), bytes.end());
+  array.file = std::move(file);
+  array.offset = header;
+  array.elements = elements;
   return array;
 }
 

@@ -4,7 +4,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <cstdint>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -13,6 +12,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "support/mnist_files.h"
 #include "support/run_command.h"
 
 namespace gpubench {
@@ -30,24 +30,6 @@ std::string contents(const std::string& path) {
   return text.str();
 }
 
-void write_be32(std::ofstream& out, std::uint32_t value) {
-  const char bytes[4] = {static_cast<char>(value >> 24), static_cast<char>(value >> 16), static_cast<char>(value >> 8),
-                         static_cast<char>(value)};
-  out.write(bytes, 4);
-}
-
-// A tiny MNIST: 16 images of 28x28 and their labels, as IDX files in a folder.
-std::string mnist_folder() {
-  const std::string dir = test_support::make_temp_dir("mnist");
-  std::ofstream images(dir + "/train-images-idx3-ubyte", std::ios::binary);
-  for (std::uint32_t v : {0x803u, 16u, 28u, 28u}) write_be32(images, v);
-  images << std::string(16 * 28 * 28, '\x40');
-  std::ofstream labels(dir + "/train-labels-idx1-ubyte", std::ios::binary);
-  for (std::uint32_t v : {0x801u, 16u}) write_be32(labels, v);
-  for (int i = 0; i < 16; ++i) labels.put(static_cast<char>(i % 10));
-  return dir;
-}
-
 struct Overlap {
   std::string args;     // flags after the quick run, with DATA and DIR replaced
   std::string message;  // what the refusal says
@@ -56,7 +38,7 @@ struct Overlap {
 // The MNIST images file replaced by the report, exit 0, was the defect: every such pair is
 // now exit 2 before measuring, and the input is untouched.
 TEST(OutputRules, NoOutputIsOrLiesInsideAnInputOrAnotherOutput) {
-  const std::string data = mnist_folder(), images = data + "/train-images-idx3-ubyte";
+  const std::string data = test_support::mnist_folder(16), images = data + "/train-images-idx3-ubyte";
   const std::string before = contents(images);
   const std::string dir = test_support::make_temp_dir("overlap");
   fs::create_directory_symlink(data, dir + "/data-link");

@@ -43,7 +43,8 @@ TEST_F(IdxFiles, ReadsDimsAndData) {
   write(dir + "/a", idx_bytes({2, 3}, {1, 2, 3, 4, 5, 6}));
   const IdxArray array = read_idx_file(dir + "/a");
   EXPECT_EQ(array.dims, (std::vector<std::uint32_t>{2, 3}));
-  EXPECT_EQ(array.data, (std::vector<std::uint8_t>{1, 2, 3, 4, 5, 6}));
+  EXPECT_EQ(std::vector<std::uint8_t>(array.data(), array.data() + array.elements),
+            (std::vector<std::uint8_t>{1, 2, 3, 4, 5, 6}));
 }
 
 TEST_F(IdxFiles, CorruptFilesGiveErrorsNamingFileAndProblem) {
@@ -87,6 +88,41 @@ TEST_F(IdxFiles, MnistLoaderNormalisesAndChecksConsistency) {
   write(dir + "/" + kMnistImagesFile, idx_bytes({3, 28, 27}, std::vector<std::uint8_t>(3 * 28 * 27)));
   EXPECT_THROW(load_mnist_idx(dir), UsageError) << "wrong image shape";
   EXPECT_THROW(load_mnist_idx(dir + "/absent"), UsageError);
+}
+
+// The preset's dataset size is honoured: a 300k-image file was used whole, whatever the
+// preset.
+TEST_F(IdxFiles, MnistLoaderTakesThePresetsShareOfTheFile) {
+  write(dir + "/" + kMnistImagesFile, idx_bytes({3, 28, 28}, std::vector<std::uint8_t>(3 * 28 * 28, 9)));
+  write(dir + "/" + kMnistLabelsFile, idx_bytes({3}, {7, 0, 9}));
+  const auto data = load_mnist_idx(dir, 2);
+  EXPECT_EQ(data.inputs().size(0), 2);
+  EXPECT_TRUE(torch::equal(data.targets(), torch::tensor({7, 0}, torch::kInt64)));
+  EXPECT_NE(data.source().find("(2 of 3 images)"), std::string::npos) << data.source();
+  EXPECT_EQ(load_mnist_idx(dir, 10).inputs().size(0), 3);
+}
+
+// A file too large to convert is refused before the conversion, naming the file, its size
+// and the memory it needs. Sparse files: 40 GB of images that take no disk.
+TEST_F(IdxFiles, MnistTooLargeForMemoryIsRefusedUpFront) {
+  const std::uint32_t count = 50'000'000;
+  const auto sparse = [&](const std::string& name, std::vector<std::uint32_t> dims, std::uint64_t elements) {
+    std::vector<std::uint8_t> header = idx_bytes(dims, {});
+    write(dir + "/" + name, header);
+    std::filesystem::resize_file(dir + "/" + name, header.size() + elements);
+  };
+  sparse(kMnistImagesFile, {count, 28, 28}, std::uint64_t{count} * 28 * 28);
+  sparse(kMnistLabelsFile, {count}, count);
+  if (available_memory_bytes() == 0 || available_memory_bytes() / 2 > std::uint64_t{count} * 3144)
+    GTEST_SKIP() << "this machine has room for 50 M MNIST images";
+  try {
+    (void)load_mnist_idx(dir);
+    ADD_FAILURE() << "converted 50 M images";
+  } catch (const UsageError& error) {
+    const std::string text = error.what();
+    EXPECT_NE(text.find(kMnistImagesFile), std::string::npos) << text;
+    EXPECT_NE(text.find("(39200000016 bytes): its 50000000 images need 149917 MiB as float"), std::string::npos) << text;
+  }
 }
 
 }  // namespace
