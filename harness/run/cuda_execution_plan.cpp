@@ -9,6 +9,7 @@
 #include <torch/cuda.h>
 
 #include "device/cuda_memory_stats.h"
+#include "run/float32_math.h"
 #include "run/grad_scaler.h"
 #include "run/pinned_batch_source.h"
 
@@ -128,8 +129,10 @@ ExecutionPlan plan_cuda_execution(const Config& config) {
                                    {"batch_norm_running_stats", data_parallel_buffer_note(device_count)}}));
   }
 
+  plan.probes.push_back(std::make_shared<ResultSectionProbe>("float32_math", apply_float32_math(config.precision)));
   switch (config.precision) {
-    case Precision::Fp32: break;
+    case Precision::Fp32:
+    case Precision::Tf32: break;  // apply_float32_math set their matmul and convolution math
     case Precision::AmpFp16:
       plan.autocast = true;
       plan.autocast_dtype = torch::kHalf;
@@ -140,12 +143,6 @@ ExecutionPlan plan_cuda_execution(const Config& config) {
         throw std::runtime_error(config.id() + ": " + device_name(0) + " has no bfloat16 support (needs compute capability 8.0+)");
       plan.autocast = true;
       plan.autocast_dtype = torch::kBFloat16;
-      break;
-    case Precision::Tf32:
-      // Each config runs in its own process, so the switch stays with this config. The
-      // setters LibTorch 2.11 keeps (setFloat32Precision is the newer spelling of both).
-      at::globalContext().setAllowTF32CuBLAS(true);
-      at::globalContext().setAllowTF32CuDNN(true);
       break;
     case Precision::Bf16: throw std::runtime_error(config.id() + ": bf16 is a CPU precision; on CUDA use amp-bf16");
   }
