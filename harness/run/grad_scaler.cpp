@@ -127,6 +127,9 @@ void GradScaler::check_gradients(torch::optim::Optimizer& optimizer, const torch
     }
     found_inf_.add_(found.to(found_inf_.device(), torch::kFloat, /*non_blocking=*/true));
   }
+  // One flag, 0 or 1, as PyTorch shares one found_inf per device across dtypes: the fused
+  // kernels skip only when *found_inf == 1, so a sum of 2 would step with inf.
+  found_inf_.clamp_max_(1.0);
 }
 
 bool GradScaler::step(torch::optim::Optimizer& optimizer) {

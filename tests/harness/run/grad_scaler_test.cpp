@@ -5,6 +5,7 @@
 #include <cmath>
 #include <limits>
 
+#include "run/amp_scaling_optimizer.h"
 #include "run/batch_source.h"
 #include "run/multi_tensor_adam.h"
 #include "run/trainer.h"
@@ -366,6 +367,41 @@ TEST(GradScaler, FusedAdamSkipsAnInfStepOnTheDeviceStepCountsIncluded) {
   ASSERT_TRUE(step_with(torch::ones({8})));
   EXPECT_EQ(state.step(), 2);
   EXPECT_FALSE(torch::equal(w.detach(), after_one));
+}
+
+// An optimizer that unscales in its kernel, recording the found_inf it is handed.
+class RecordingScaledSgd final : public torch::optim::SGD, public AmpScalingOptimizer {
+ public:
+  using torch::optim::SGD::SGD;
+  bool supports_amp_scaling() const override { return true; }
+  bool step_scaled(const torch::Tensor&, const torch::Tensor& found_inf) override {
+    seen.push_back(found_inf.item<float>());
+    return seen.back() == 0;
+  }
+  std::vector<float> seen;
+};
+
+// PyTorch's fused kernels skip only when *found_inf == 1 (fused_adam_utils.cuh): the flag
+// was summed over the (device, dtype) groups, so inf in two groups handed 2 to the kernel,
+// which then applied an inf update and took 2 off the step counts. One flag, 0 or 1.
+TEST(GradScaler, FoundInfIsOneFlagWhateverHowManyDtypeGroupsOverflow) {
+  auto w = torch::zeros({4}, torch::TensorOptions().dtype(torch::kFloat).requires_grad(true));
+  auto v = torch::zeros({4}, torch::TensorOptions().dtype(torch::kDouble).requires_grad(true));
+  RecordingScaledSgd optimizer(std::vector<torch::Tensor>{w, v}, torch::optim::SGDOptions(1.0));
+  for (const AmpKernels kernels : {AmpKernels::TensorOps, AmpKernels::Auto}) {
+    GradScaler scaler = make_scaler({}, kernels);
+    optimizer.seen.clear();
+    w.mutable_grad() = torch::full({4}, kInf, torch::kFloat);
+    v.mutable_grad() = torch::full({4}, kNaN, torch::kDouble);
+    EXPECT_FALSE(scaler.step(optimizer));
+    scaler.update();
+    w.mutable_grad() = torch::ones({4}, torch::kFloat);
+    v.mutable_grad() = torch::ones({4}, torch::kDouble);
+    EXPECT_TRUE(scaler.step(optimizer));
+    scaler.update();
+    EXPECT_EQ(optimizer.seen, (std::vector<float>{1.0F, 0.0F})) << "two overflowing groups, then none";
+    EXPECT_EQ(scaler.skipped_steps(), 1);
+  }
 }
 
 }  // namespace
