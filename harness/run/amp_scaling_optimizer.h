@@ -13,9 +13,9 @@ class AmpScalingOptimizer {
   virtual ~AmpScalingOptimizer() = default;
   virtual bool supports_amp_scaling() const = 0;
   // Gradients still scaled by `grad_scale` (1 element, float32); `found_inf` (1 element,
-  // float32, 1 when any gradient is inf/NaN) from the scaler's check. Returns whether it
-  // stepped (read from `found_inf` after the kernel is launched, for the host's counts).
-  virtual bool step_scaled(const torch::Tensor& grad_scale, const torch::Tensor& found_inf) = 0;
+  // float32, 1 when any gradient is inf/NaN) from the scaler's check. Launches the step,
+  // which the kernel skips where found_inf is set; reads nothing back from the device.
+  virtual void step_scaled(const torch::Tensor& grad_scale, const torch::Tensor& found_inf) = 0;
 };
 
 }  // namespace gpubench

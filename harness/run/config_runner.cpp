@@ -331,8 +331,9 @@ nlohmann::json collect(PreparedConfig& c, const TrainingRun& run) {
   const bool reporting = !c.ddp || c.ddp->rank() == 0;
   // The ranks hold the same parameters: only the reporting process checks the round trip,
   // in a directory of its own (no other user can plant a symlink for torch::save to follow).
-  // Replays advanced only the device's step counts; the checkpoint saves the host's.
-  if (c.graph) static_cast<MultiTensorAdam&>(*c.optimizer).read_step_counts_from_device();
+  // Replays and scaled fused steps advanced only the device's step counts; the checkpoint
+  // saves the host's.
+  if (auto* adam = dynamic_cast<MultiTensorAdam*>(c.optimizer.get())) adam->read_step_counts_from_device();
   CheckpointCheck checkpoint;
   if (reporting) {
     const PrivateDir checkpoint_dir(c.settings->scratch_dir);

@@ -90,7 +90,6 @@ torch::Tensor GradScaler::scale(const torch::Tensor& loss) {
     const auto options = torch::TensorOptions().device(loss.device());
     scale_ = torch::full({1}, options_.init_scale, options.dtype(torch::kFloat));
     growth_tracker_ = torch::zeros({1}, options.dtype(torch::kInt));
-    host_scale_ = static_cast<float>(options_.init_scale);
   }
   return loss * scale_.to(loss.device(), scale_.scalar_type(), /*non_blocking=*/true);
 }
@@ -157,37 +156,39 @@ bool GradScaler::step_in_optimizer(torch::optim::Optimizer& optimizer, AmpScalin
   stepped_ = true;
   ++steps_;
   ++optimizer_unscaled_steps_;
-  last_found_inf_ = !scaling.step_scaled(scale_, found_inf_);
-  if (last_found_inf_) ++skipped_steps_;
-  return !last_found_inf_;
+  scaling.step_scaled(scale_, found_inf_);
+  // Counted on the device, read once when asked (skipped_steps()): PyTorch's fused AMP
+  // step reads nothing back, and a read here would make the CPU wait for the whole step.
+  if (!device_skips_.defined()) device_skips_ = torch::zeros_like(found_inf_);
+  device_skips_.add_(found_inf_);
+  return true;
 }
 
 void GradScaler::update() {
   if (!stepped_ && !unscaled_)
     throw std::logic_error("GradScaler::update called without step() or unscale(): no inf/NaN check was recorded");
-  if (!stepped_) last_found_inf_ = found_inf_.item<float>() > 0;  // unscale() without step(): read it now
   if (use_aten(scale_.device().type())) {
     at::_amp_update_scale_(scale_, growth_tracker_, found_inf_, options_.growth_factor, options_.backoff_factor,
                            options_.growth_interval);
   } else {
     update_with_tensor_ops(scale_, growth_tracker_, found_inf_, options_);
   }
-  // The same rule on the host, for the growth count without reading the device.
-  if (last_found_inf_) {
-    host_scale_ = static_cast<float>(static_cast<double>(host_scale_) * options_.backoff_factor);
-    host_tracker_ = 0;
-  } else if (host_tracker_ + 1 == options_.growth_interval) {
-    const auto grown = static_cast<float>(static_cast<double>(host_scale_) * options_.growth_factor);
-    if (std::isfinite(grown)) {
-      host_scale_ = grown;
-      ++scale_growths_;
-    }
-    host_tracker_ = 0;
-  } else {
-    ++host_tracker_;
-  }
   unscaled_ = false;
   stepped_ = false;
+}
+
+std::int64_t GradScaler::skipped_steps() const {
+  return skipped_steps_ + (device_skips_.defined() ? std::llround(device_skips_.item<double>()) : 0);
+}
+
+// Every update multiplies the scale by growth_factor (a growth) or backoff_factor (a
+// skipped step) or leaves it: the growths follow from the scale and the skips, read at
+// the end, instead of a host mirror that would need found_inf on the host every step.
+std::int64_t GradScaler::scale_growths() const {
+  if (!scale_.defined()) return 0;
+  const double change = std::log(current_scale() / options_.init_scale) -
+                        static_cast<double>(skipped_steps()) * std::log(options_.backoff_factor);
+  return std::max<std::int64_t>(0, std::llround(change / std::log(options_.growth_factor)));
 }
 
 double GradScaler::current_scale() const { return scale_.defined() ? scale_.item<double>() : 0.0; }
@@ -208,8 +209,8 @@ void GradScaler::write_result(nlohmann::json& result) const {
                            {"backoff_factor", options_.backoff_factor},
                            {"growth_interval", options_.growth_interval},
                            {"steps", steps_},
-                           {"skipped_steps", skipped_steps_},
-                           {"scale_growths", scale_growths_},
+                           {"skipped_steps", skipped_steps()},
+                           {"scale_growths", scale_growths()},
                            {"unscale_kernel", unscale_kernel()},
                            {"unscaled_in_optimizer_steps", optimizer_unscaled_steps_}};
 }

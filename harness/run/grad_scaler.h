@@ -35,7 +35,9 @@ enum class AmpKernels { Auto, Aten, TensorOps };
 //                  otherwise after growth_interval clean steps in a row scale *= growth_factor
 //                  (never to inf)
 // The scale and the clean-step count live in tensors on the loss's device, as in PyTorch,
-// so update() does not synchronise; step() reads one flag from the device (as PyTorch does).
+// so update() does not synchronise; step() reads one flag from the device (as PyTorch does),
+// except with an optimizer that unscales in its kernel (fused Adam), where nothing is read
+// back per step: step() returns true and the kernel skips on the device.
 class GradScaler final : public LossScaler {
  public:
   // Throws std::invalid_argument naming the bad option and what was expected.
@@ -60,8 +62,10 @@ class GradScaler final : public LossScaler {
   double current_scale() const;          // 0 before the first scale()
   std::int64_t growth_tracker() const;   // clean steps since the last growth or backoff
   std::int64_t steps() const { return steps_; }
-  std::int64_t skipped_steps() const { return skipped_steps_; }
-  std::int64_t scale_growths() const { return scale_growths_; }
+  // Both read the device when optimizer-unscaled steps ran (their skips are counted there):
+  // ask at the end of a run, not per step.
+  std::int64_t skipped_steps() const override;
+  std::int64_t scale_growths() const;
   const GradScalerOptions& options() const { return options_; }
   // "aten", "tensor-ops", "aten+tensor-ops" (both were used), or "none" before any unscale.
   std::string unscale_kernel() const;
@@ -79,10 +83,9 @@ class GradScaler final : public LossScaler {
   torch::Tensor found_inf_;       // float32, 1 element: > 0 if this iteration found inf/NaN
   bool unscaled_ = false;         // this iteration's gradients are already unscaled
   bool stepped_ = false;          // step() ran since the last update()
-  bool last_found_inf_ = false;   // what step() read from found_inf_
-  float host_scale_ = 0;          // host mirror of scale_ (update() keeps both in step)
-  std::int64_t host_tracker_ = 0; // host mirror of growth_tracker_
-  std::int64_t steps_ = 0, skipped_steps_ = 0, scale_growths_ = 0;
+  bool last_found_inf_ = false;   // what step() read from found_inf_ (host-unscaled steps)
+  torch::Tensor device_skips_;    // float32, 1 element: skips of optimizer-unscaled steps
+  std::int64_t steps_ = 0, skipped_steps_ = 0;  // skipped_steps_: host-unscaled steps only
   std::int64_t optimizer_unscaled_steps_ = 0;  // steps whose unscale ran in the optimizer's kernel
   bool used_aten_ = false, used_tensor_ops_ = false;
 };

@@ -1,4 +1,5 @@
 #pragma once
+#include <cstdint>
 #include <nlohmann/json.hpp>
 #include <torch/torch.h>
 
@@ -10,12 +11,16 @@ class LossScaler {
  public:
   virtual ~LossScaler() = default;
   virtual torch::Tensor scale(const torch::Tensor& loss) { return loss; }
-  // Unscales gradients and steps unless they hold inf/NaN. Returns whether it stepped.
+  // Unscales gradients and steps unless they hold inf/NaN. Returns false when it skipped
+  // the step on the host; a skip decided on the device (a fused kernel) returns true and
+  // counts only in skipped_steps().
   virtual bool step(torch::optim::Optimizer& optimizer) {
     optimizer.step();
     return true;
   }
   virtual void update() {}
+  // Every step skipped so far, host- and device-decided (may read the device: at run end).
+  virtual std::int64_t skipped_steps() const { return 0; }
   virtual void write_result(nlohmann::json& result) const {}
 };
 

@@ -88,14 +88,13 @@ torch::Tensor MultiTensorAdam::step(LossClosure closure) {
 // PyTorch's _fused_adam with grad_scale and found_inf: the steps count up, the kernel
 // skips the update where found_inf is set, and the counts come back down by found_inf, all
 // on the device.
-bool MultiTensorAdam::step_scaled(const torch::Tensor& grad_scale, const torch::Tensor& found_inf) {
+void MultiTensorAdam::step_scaled(const torch::Tensor& grad_scale, const torch::Tensor& found_inf) {
   if (kernel_ != Kernel::Fused)
     throw std::logic_error("MultiTensorAdam::step_scaled: only the fused kernel unscales; foreach needs unscaled gradients");
   torch::NoGradGuard no_grad;
   // The kernel and the step counts want 0-d tensors; the scaler keeps 1-element ones.
   const torch::Tensor scale = grad_scale.reshape({});
   const torch::Tensor inf = found_inf.reshape({});
-  std::vector<torch::optim::AdamParamState*> stepped_states;
   for (auto& group : param_groups_) {
     Lists lists = gather(group);
     if (lists.params.empty()) continue;
@@ -103,12 +102,8 @@ bool MultiTensorAdam::step_scaled(const torch::Tensor& grad_scale, const torch::
     at::_foreach_add_(lists.steps, 1);
     fused_update(lists, options, scale, inf);
     at::_foreach_sub_(lists.steps, std::vector<torch::Tensor>(lists.steps.size(), inf));
-    stepped_states.insert(stepped_states.end(), lists.states.begin(), lists.states.end());
   }
-  const bool stepped = !(inf.item<float>() > 0);
-  if (stepped)
-    for (auto* state : stepped_states) state->step(state->step() + 1);
-  return stepped;
+  // No read of `inf` here: the host's Adam state catches up in read_step_counts_from_device.
 }
 
 void MultiTensorAdam::read_step_counts_from_device() {

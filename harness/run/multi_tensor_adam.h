@@ -24,10 +24,11 @@ class MultiTensorAdam final : public torch::optim::Adam, public AmpScalingOptimi
 
   bool supports_amp_scaling() const override { return kernel_ == Kernel::Fused; }
   // Fused only: throws std::logic_error for the foreach kernel (the scaler unscales first).
-  bool step_scaled(const torch::Tensor& grad_scale, const torch::Tensor& found_inf) override;
+  // Advances only the device step counts (a skipped step takes its count back there).
+  void step_scaled(const torch::Tensor& grad_scale, const torch::Tensor& found_inf) override;
 
   // Copies the device step counts into Adam's state, which save() writes: a step replayed
-  // from a CUDA Graph advances only the device counts.
+  // from a CUDA Graph, or scaled (step_scaled), advances only the device counts.
   void read_step_counts_from_device();
 
  private:

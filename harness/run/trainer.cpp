@@ -47,7 +47,7 @@ torch::Tensor Trainer::eager_step(Model& model, torch::optim::Optimizer& optimiz
     if (spec_.gradient_sync) spec_.gradient_sync->finish_backward();
   });
   phase(Phase::Optimizer, [&] {
-    if (!scaler.step(optimizer)) ++run.optimizer_steps_skipped;
+    scaler.step(optimizer);  // skips are counted at the end: a fused kernel decides on the device
     scaler.update();
   });
   return loss;
@@ -128,6 +128,7 @@ TrainingRun Trainer::run(Model& model, torch::optim::Optimizer& optimizer, const
     run.last_batch = std::move(batch);
   }
   probes_.run_end();
+  run.optimizer_steps_skipped = static_cast<int>(scaler.skipped_steps());
   return run;
 }
 
