@@ -28,7 +28,7 @@ struct ReducerOptions {
   std::chrono::milliseconds timeout{60000};  // bound on each bucket's wait
   // Gloo completes a Work's future when the all-reduce is done, so its callback times
   // the completion. NCCL's future completes at enqueue; there the completion is taken
-  // when the wait (plus a device synchronize) returns: an upper bound.
+  // when the bounded wait sees the work completed (no device sync): an upper bound.
   bool completion_callback_is_exact = true;
   std::function<void()> on_failure;  // lets the owner of the process group abandon it
 };
