@@ -14,7 +14,7 @@
 #include "bench/registrations.h"
 #include "config/errors.h"
 #include "io/atomic_file.h"
-#include "run/config_runner.h"
+#include "run/config_sizes.h"
 
 namespace {
 

@@ -27,7 +27,7 @@
 #include "reports/report_format.h"
 #include "run/capability.h"
 #include "run/child_process.h"
-#include "run/config_runner.h"
+#include "run/config_sizes.h"
 #include "run/matrix_runner.h"
 #include "workloads/workload.h"
 #include "io/json_text.h"
