@@ -154,7 +154,9 @@ TEST(DdpEndToEnd, BadLaunchEnvironmentsAreUsageErrors) {
     const auto start = std::chrono::steady_clock::now();
     expect_usage_error(std::string("RANK=") + rank + " WORLD_SIZE=2 MASTER_ADDR=no-such-host.invalid MASTER_PORT=29999",
                        "MASTER_ADDR='no-such-host.invalid' does not resolve");
-    EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(), 10) << "at once";
+    // At once here (0.4 s); a machine whose resolver has no reachable DNS server may spend
+    // its own timeout first, hence the loose bound.
+    EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(), 40);
   }
   expect_usage_error("WORLD_SIZE=2", "WORLD_SIZE=2 is set but RANK is not");
   expect_usage_error("RANK=2 WORLD_SIZE=2 MASTER_PORT=29999", "RANK=2 is not below WORLD_SIZE=2: ranks run from 0 to 1");
