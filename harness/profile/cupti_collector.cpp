@@ -102,6 +102,7 @@ void CuptiCollector::set_active(bool active) {
   if (state_ != State::Collecting || active == !paused_) return;
   guarded([&] {
     if (!active) {
+      if (!synchronize_for_flush()) return;
       for (CuptiActivityKind kind : enabled_) api_->disable(kind);
       enabled_.clear();
       paused_ = true;
@@ -118,6 +119,17 @@ void CuptiCollector::set_active(bool active) {
       enabled_.push_back(kind);
     }
   });
+}
+
+// A forced flush hands over CUPTI's buffers as they are: an activity still running (the
+// pinned prefetch copy on its side stream, a kernel the CPU ran ahead of) comes back as
+// an incomplete record. Between steps the device is first let finish, as run_end does.
+bool CuptiCollector::synchronize_for_flush() {
+  if (const CuptiCall synced = api_->synchronize_device(); !synced.ok()) {
+    turn_off(State::Failed, synced.message);
+    return false;
+  }
+  return true;
 }
 
 void CuptiCollector::flush() {
@@ -138,7 +150,7 @@ void CuptiCollector::step_begin(int step, bool measured) {
     // The first unmeasured step after measured ones closes a measured window.
     if (window_open_) {
       window_open_ = false;
-      flush();
+      if (synchronize_for_flush()) flush();
     }
     return;
   }

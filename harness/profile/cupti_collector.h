@@ -51,8 +51,9 @@ class CuptiCollector final : public Probe {
   // result["cupti"]: {"status":"ok", ...summary} or {"status":"unavailable"|"failed","reason":...}
   void write_result(nlohmann::json& result) const override;
 
-  // Forced flush: CUPTI hands over every buffer and the records are kept. Done at the end
-  // of each measured window (the first unmeasured step after measured ones) and at run_end.
+  // Forced flush: CUPTI hands over every buffer and the records are kept. It does not
+  // synchronise the device; the collector's own flushes (end of each measured window,
+  // pause, run_end) synchronise it first, so no in-flight activity comes back incomplete.
   void flush();
 
   // --overhead: stops CUPTI producing records (false), keeping the subscription and what
@@ -70,6 +71,8 @@ class CuptiCollector final : public Probe {
   CuptiSummary summary() const { return summarize_cupti(records_, steps_, phases_); }
 
  private:
+  // cudaDeviceSynchronize before a flush between steps; false (collector failed) if it failed.
+  bool synchronize_for_flush();
   void start();
   void stop() noexcept;  // disables what was enabled, then unsubscribes and detaches
   void turn_off(State state, std::string reason) noexcept;
