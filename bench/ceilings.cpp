@@ -276,8 +276,8 @@ void validate_ceilings(const nlohmann::json& ceilings, const std::string& origin
     } else if (key == "context") {
       if (!value.is_object()) throw UsageError(origin + ": 'context' must be an object");
       // Copied into every report rewrite: Google Benchmark's context is a few hundred bytes.
-      if (value.dump().size() > kMaxContextBytes)
-        throw UsageError(origin + ": 'context' is " + std::to_string(value.dump().size()) + " bytes, expected at most " +
+      if (const std::size_t bytes = value.dump().size(); bytes > kMaxContextBytes)
+        throw UsageError(origin + ": 'context' is " + std::to_string(bytes) + " bytes, expected at most " +
                          std::to_string(kMaxContextBytes) + " (Google Benchmark's run context)");
     } else if (key == "from" || key == "skipped") {
       check_strings(value, key, origin);

@@ -49,6 +49,16 @@ std::vector<std::string> selected_workloads(const CliOptions& options) {
   return options.workloads.empty() ? workload_names() : options.workloads;
 }
 
+// The configs --matrix and --workload name, for this machine's GPU count.
+std::vector<Config> expand_configs(const CliOptions& options, const MachineCapabilities& machine) {
+  MatrixRequest request;
+  request.spec = options.matrix_spec;
+  request.workloads = selected_workloads(options);
+  request.known_workloads = workload_names();
+  request.cuda_devices = machine.cuda.device_count;
+  return expand_matrix(request);
+}
+
 // A bare --data PATH is for the one workload of the matrix that reads real data; every
 // --data must name a workload the matrix runs and that reads data.
 void resolve_data_paths(RunSettings& settings, const std::vector<std::string>& workloads) {
@@ -216,12 +226,7 @@ int run_matrix_command(const CliOptions& given, const std::string& command_line)
   CliOptions options = given;  // validation resolves a bare --data PATH to its workload
   const int threads = apply_thread_setting(options.settings.threads);
   const MachineCapabilities machine = detect_capabilities();
-  MatrixRequest request;
-  request.spec = options.matrix_spec;
-  request.workloads = selected_workloads(options);
-  request.known_workloads = workload_names();
-  request.cuda_devices = machine.cuda.device_count;
-  const std::vector<Config> configs = expand_matrix(request);
+  const std::vector<Config> configs = expand_configs(options, machine);
   validate_inputs(options, configs);
   const nlohmann::json ceilings = options.ceilings.empty() ? nlohmann::json() : load_ceilings(options.ceilings);
   const std::map<std::string, std::string> left_out = left_out_configs(options, configs, machine);
@@ -297,12 +302,7 @@ int run_matrix_command(const CliOptions& given, const std::string& command_line)
 
 void check_nproc_runs_something(const CliOptions& options) {
   const MachineCapabilities machine = detect_capabilities();
-  MatrixRequest request;
-  request.spec = options.matrix_spec;
-  request.workloads = selected_workloads(options);
-  request.known_workloads = workload_names();
-  request.cuda_devices = machine.cuda.device_count;
-  const std::vector<Config> configs = expand_matrix(request);
+  const std::vector<Config> configs = expand_configs(options, machine);
   const std::map<std::string, std::string> left_out = left_out_configs(options, configs, machine);
   std::vector<std::string> why;
   for (const Config& config : configs) {

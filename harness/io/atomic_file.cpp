@@ -44,18 +44,16 @@ int create_temp(const std::string& temp) {
 // stream, whatever is behind it (`> report.txt` makes it a link to a regular file): it is
 // written through that descriptor, at its offset, as a shell user means it.
 int own_descriptor(const std::string& path) {
-  if (path == "/dev/stdin") return 0;
-  if (path == "/dev/stdout") return 1;
-  if (path == "/dev/stderr") return 2;
+  int fd = path == "/dev/stdin" ? 0 : path == "/dev/stdout" ? 1 : path == "/dev/stderr" ? 2 : -1;
   for (const std::string& prefix :
        std::initializer_list<std::string>{"/dev/fd/", "/proc/self/fd/", "/proc/" + std::to_string(::getpid()) + "/fd/"}) {
-    if (path.rfind(prefix, 0) != 0) continue;
+    if (fd >= 0 || path.rfind(prefix, 0) != 0) continue;
     const std::string number = path.substr(prefix.size());
     if (number.empty() || number.size() > 6 || number.find_first_not_of("0123456789") != std::string::npos) return -1;
-    const int fd = std::stoi(number);
-    return ::fcntl(fd, F_GETFD) == -1 ? -1 : fd;
+    fd = std::stoi(number);
   }
-  return -1;
+  // Only a descriptor that is open: a closed one's name is a dangling link, refused as one.
+  return fd >= 0 && ::fcntl(fd, F_GETFD) != -1 ? fd : -1;
 }
 
 // What is at `path` decides how it is written.

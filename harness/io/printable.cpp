@@ -31,15 +31,6 @@ std::size_t sequence_length(std::string_view text, std::size_t i) {
 
 }  // namespace
 
-bool is_valid_utf8(std::string_view text) {
-  for (std::size_t i = 0; i < text.size();) {
-    const std::size_t length = sequence_length(text, i);
-    if (length == 0) return false;
-    i += length;
-  }
-  return true;
-}
-
 std::string printable(std::string_view text) {
   std::string out;
   out.reserve(text.size());

@@ -4,9 +4,6 @@
 
 namespace gpubench {
 
-// Whether `text` is well-formed UTF-8 (JSON text must be; a file name need not be).
-bool is_valid_utf8(std::string_view text);
-
 // `text` made safe for a terminal: control bytes (C0 but newline, DEL, and the C1 range
 // U+0080..U+009F that some terminals also obey) and bytes that are not UTF-8 are shown as
 // \xNN, so a string from an untrusted report or command line cannot move the cursor,

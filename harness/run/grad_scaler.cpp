@@ -139,8 +139,7 @@ bool GradScaler::step(torch::optim::Optimizer& optimizer) {
   stepped_ = true;
   ++steps_;
   // The one host read per step, as in PyTorch: skipping must be decided on the host.
-  last_found_inf_ = found_inf_.item<float>() > 0;
-  if (last_found_inf_) {
+  if (found_inf_.item<float>() > 0) {
     ++skipped_steps_;
     return false;
   }

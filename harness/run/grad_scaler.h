@@ -83,7 +83,6 @@ class GradScaler final : public LossScaler {
   torch::Tensor found_inf_;       // float32, 1 element: > 0 if this iteration found inf/NaN
   bool unscaled_ = false;         // this iteration's gradients are already unscaled
   bool stepped_ = false;          // step() ran since the last update()
-  bool last_found_inf_ = false;   // what step() read from found_inf_ (host-unscaled steps)
   torch::Tensor device_skips_;    // float32, 1 element: skips of optimizer-unscaled steps
   std::int64_t steps_ = 0, skipped_steps_ = 0;  // skipped_steps_: host-unscaled steps only
   std::int64_t optimizer_unscaled_steps_ = 0;  // steps whose unscale ran in the optimizer's kernel
