@@ -3,7 +3,11 @@
 #include <chrono>
 #include <stdexcept>
 
+#include <cuda_runtime_api.h>
+
+#include <ATen/core/CachingHostAllocator.h>
 #include <ATen/cuda/CUDAGraph.h>
+#include <c10/cuda/CUDACachingAllocator.h>
 #include <c10/cuda/CUDAFunctions.h>
 #include <c10/cuda/CUDAGuard.h>
 #include <c10/cuda/CUDAStream.h>
@@ -13,10 +17,17 @@ namespace gpubench {
 
 struct CudaGraphStep::State {
   explicit State(c10::DeviceIndex device)
-      : stream(c10::cuda::getStreamFromPool(/*isHighPriority=*/false, device)), current(stream) {}
+      : device(device),
+        stream(c10::cuda::getStreamFromPool(/*isHighPriority=*/false, device)),
+        current(stream),
+        graph(std::make_unique<at::cuda::CUDAGraph>()) {}
+  c10::DeviceIndex device;
   c10::cuda::CUDAStream stream;
   c10::cuda::CUDAStreamGuard current;  // the side stream is this thread's current stream
-  at::cuda::CUDAGraph graph;
+  // Our own pool handle, so the error path can end and release it: CUDAGraph keeps the id
+  // of a pool it made itself private until a capture succeeds.
+  c10::MempoolId_t pool = at::cuda::graph_pool_handle();
+  std::unique_ptr<at::cuda::CUDAGraph> graph;
   bool captured = false;
   double capture_ms = 0;
   std::int64_t replays = 0;
@@ -45,25 +56,51 @@ void CudaGraphStep::capture(const std::function<void()>& body) {
   if (state_->captured) throw std::logic_error("CudaGraphStep::capture: the step is already captured");
   state_->stream.synchronize();
   const auto start = std::chrono::steady_clock::now();
-  state_->graph.capture_begin();
   try {
+    state_->graph->capture_begin(state_->pool);
     body();
+    state_->graph->capture_end();  // also instantiates the executable graph
   } catch (...) {
-    try {
-      state_->graph.capture_end();  // leaves the stream out of capture mode for the error path
-    } catch (...) {
-    }
+    end_failed_capture();
     throw;
   }
-  state_->graph.capture_end();  // also instantiates the executable graph
   state_->stream.synchronize();
   state_->capture_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   state_->captured = true;
 }
 
+// CUDAGraph::capture_end throws at cudaStreamEndCapture when the capture was invalidated
+// (a sync or an unsupported call in the body), before it tells the caching allocators that
+// the capture is over: they would go on treating every later allocation as possibly
+// captured and keep the pool's memory forever, and the next in-process GPU user (a test, the
+// next config) would run on that state. Each step is best-effort: which ones are still
+// needed depends on where the capture failed.
+void CudaGraphStep::end_failed_capture() noexcept {
+  const auto quietly = [](auto&& action) {
+    try {
+      action();
+    } catch (...) {
+    }
+  };
+  cudaStreamCaptureStatus status = cudaStreamCaptureStatusNone;
+  if (cudaStreamIsCapturing(state_->stream.stream(), &status) == cudaSuccess && status != cudaStreamCaptureStatusNone) {
+    cudaGraph_t partial = nullptr;
+    if (cudaStreamEndCapture(state_->stream.stream(), &partial) == cudaSuccess && partial) cudaGraphDestroy(partial);
+  }
+  quietly([&] { c10::cuda::CUDACachingAllocator::endAllocateToPool(state_->device, state_->pool); });
+  quietly([&] { at::getHostAllocator(at::kCUDA)->end_allocate_to_pool(state_->pool); });
+  quietly([&] { c10::cuda::CUDACachingAllocator::releasePool(state_->device, state_->pool); });
+  quietly([&] { at::getHostAllocator(at::kCUDA)->release_pool(state_->pool); });
+  (void)cudaGetLastError();  // the capture's error is the exception being rethrown, not the next call's
+  // A fresh graph object (its reset() drops the capture id and generator states) and pool:
+  // a second capture starts clean.
+  quietly([&] { state_->graph = std::make_unique<at::cuda::CUDAGraph>(); });
+  state_->pool = at::cuda::graph_pool_handle();
+}
+
 void CudaGraphStep::replay() {
   if (!state_->captured) throw std::logic_error("CudaGraphStep::replay before capture");
-  state_->graph.replay();
+  state_->graph->replay();
   ++state_->replays;
 }
 

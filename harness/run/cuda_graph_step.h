@@ -30,7 +30,9 @@ class CudaGraphStep {
 
   bool captured() const;
   // Records `body` into the graph without running it; capture time is measured with the
-  // stream idle before and after. A body that throws ends the capture and rethrows.
+  // stream idle before and after. A capture that fails (the body throws, or CUDA
+  // invalidates it) is ended and its pool released before the error is rethrown: the
+  // allocator is as before and capture may be tried again.
   void capture(const std::function<void()>& body);
   // Launches the recorded step on the side stream (asynchronous, like the eager step).
   void replay();
@@ -38,6 +40,7 @@ class CudaGraphStep {
   nlohmann::json describe() const;
 
  private:
+  void end_failed_capture() noexcept;
   struct State;
   std::unique_ptr<State> state_;
 };
