@@ -6,7 +6,8 @@
 #   scripts/build.sh [extra cmake arguments...]
 #   Environment: PYTHON (the project's .venv/bin/python from scripts/setup.sh, else python3),
 #                CUDA_HOME (/usr/local/cuda), BUILD_DIR (build), JOBS (all cores),
-#                TORCH_CUDA_ARCH_LIST (read from nvidia-smi where there is one)
+#                TORCH_CUDA_ARCH_LIST (read from nvidia-smi where there is one),
+#                TARGETS (space-separated targets to build; default all)
 #
 # On a machine that cannot install the Debian build dependencies (the lent GPU machine), a
 # .deps/ prefix in the project root is used when present (scripts/device-validate.sh prepare).
@@ -97,4 +98,6 @@ configure_log=$(cmake "${cmake_args[@]}" "$@" 2>&1) || {
   die "cmake could not configure $build_dir (its output is above)"
 }
 grep -E '^-- gpubench:|^CMake Warning' <<<"$configure_log" >&2 || true
-cmake --build "$build_dir" -j"$jobs"
+targets=()
+for t in ${TARGETS:-}; do targets+=(--target "$t"); done
+cmake --build "$build_dir" -j"$jobs" "${targets[@]}"

@@ -1,32 +1,32 @@
 #!/usr/bin/env bash
-# The one prepared run for a lent GPU machine (../shared/device/README.md): build what CI
-# builds (scripts/build.sh, against the machine's pip torch 2.11), run the test suite
-# (the gpu-labelled tests run for real there), then the GPU matrix and the whole matrix,
-# everything written under $OUT, every stage timed and bounded so the run ends within
-# BUDGET_S seconds (default 540) even when a stage hangs.
+# The one prepared run for a lent GPU machine (../shared/device/README.md). Here, first:
 #
-#   Here, once (dev machine with the Debian packages):   scripts/device-validate.sh prepare
-#     -> .deps/ (fmt, nlohmann-json, CLI11, GoogleTest, Google Benchmark, valijson, Gloo's headers)
-#   There (carry .deps, run timeout ~600 s):             OUT=/path scripts/device-validate.sh
-#     -> $OUT/log (everything), $OUT/stages.tsv (stage, exit code, seconds),
-#        $OUT/ceilings-gpu.json (+ .benchmark.json), $OUT/report-standard-gpu.{json,md} (resnet50 and
-#        gpt2, one config per technique, first), $OUT/report-gpu-default.{json,md},
-#        $OUT/report-overhead-gpu.{json,md}, $OUT/report-all-quick.{json,md},
-#        $OUT/ctest.log, $OUT/facts.txt (LibTorch 2.x facts to confirm),
-#        $OUT/hta/<config>/rank-0.json + $OUT/report-hta.json (run HTA's temporal breakdown on
-#        them here), $OUT/nsys/cupti.* (where the machine has nsys: CUPTI's state under it)
-#   Environment: PYTHON (python3: the interpreter whose torch 2.11 is built against),
-#                BUILD_DIR (build-gpu), BUDGET_S (540). Rehearse here with
-#                PYTHON=.venv/bin/python BUILD_DIR=build OUT=/tmp/dv (every CUDA stage skips).
+#   scripts/device-validate.sh pack      -> .device-pack/ (scripts/device/pack.sh: gpubench,
+#       gpubench-bench and the GPU test binaries, built against the same torch 2.11 wheel the
+#       GPU machine has, with the libraries it lacks; ~14 MiB)
+#   scripts/device-validate.sh prepare   -> .deps/ (the build dependencies, for when the pack
+#       cannot be used there and the run builds instead)
+#   OUT=/tmp/dv scripts/device-validate.sh   rehearses the run here (every CUDA config skips)
 #
-# Stage order puts what only this machine can show first: build, the machine's ceilings
-# (copy bandwidth, matmul, one training step), the GPU matrix at the default preset
-# reported against those ceilings, the harness overhead on two CUDA configs, the tests,
-# then the whole matrix at the quick preset with the time that is left. The reports are
-# rewritten after every config, so a stage cut short keeps what it measured.
+# There: run(carry=[".device-pack"], timeout_s=600, command="OUT=$OUT scripts/device-validate.sh").
+# The run loads the pack's binaries with that machine's torch (scripts/device/libraries.sh
+# checks with ldd that every library resolves) and builds only when one does not, saying so.
+# Stages by value, each capped, the plan within BUDGET_S (480) s; printed before it starts:
+# facts, ceilings, one config per technique on resnet50 and gpt2, the rest of the GPU matrix,
+# the GPU tests, the harness overhead, HTA traces. Reports are rewritten after every config,
+# so a stage cut short keeps what it measured. What comes back (at most 8 files, 2 folders):
+#   $OUT/log (everything printed: facts, the plan, markdown reports, test output),
+#   $OUT/stages.tsv, $OUT/ceilings-gpu.json (+ .benchmark.json), $OUT/report-techniques.json,
+#   $OUT/report-gpu.json, $OUT/report-overhead.json, $OUT/hta.tar.gz (per-rank traces for
+#   Holistic Trace Analysis, run here afterwards, and their report).
+# Environment: PYTHON (python3: the interpreter whose torch the binaries load), PACK_DIR
+#   (.device-pack), BUILD_DIR (build-gpu, when building), BUDGET_S (480).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
+if [[ ${1:-} == pack ]]; then
+  exec scripts/device/pack.sh
+fi
 if [[ ${1:-} == prepare ]]; then
   set -e
   pack=${PACK_DEPS:-../shared/device/pack-deps.sh}
@@ -55,29 +55,27 @@ fi
 : "${OUT:?set OUT to the folder that comes back (the device run sets it)}"
 mkdir -p "$OUT"
 log=$OUT/log
-budget=${BUDGET_S:-540}
+budget=${BUDGET_S:-480}
 start=$(date +%s)
 deadline=$((start + budget))
-build_dir=${BUILD_DIR:-build-gpu}
-export BUILD_DIR=$build_dir
+python=${PYTHON:-python3}
+pack=${PACK_DIR:-.device-pack}
 failed=0
 printf 'stage\texit_code\tseconds\n' >"$OUT/stages.tsv"
 
 say() { echo "== [$(($(date +%s) - start)) s] $*" | tee -a "$log"; }
 
-# stage NAME CAP_S RESERVE_PCT COMMAND...: runs COMMAND (output to the log and the
-# terminal) for at most CAP_S seconds and never past the deadline minus RESERVE_PCT % of the
-# budget (time kept for later stages). timeout kills the whole process group, gpubench's
-# per-config children included.
+# stage NAME CAP_S COMMAND...: runs COMMAND (output to the log and the terminal) for at
+# most CAP_S seconds and never past the deadline. timeout kills the whole process group,
+# gpubench's per-config children included.
 stage() {
-  local name=$1 cap=$2 reserve=$(($3 * budget / 100))
-  shift 3
-  local now left limit rc t0
-  now=$(date +%s)
-  left=$((deadline - now - reserve))
+  local name=$1 cap=$2
+  shift 2
+  local left limit rc t0
+  left=$((deadline - $(date +%s)))
   limit=$((cap < left ? cap : left))
   if ((limit < 5)); then
-    say "$name: skipped, no time left (${left} s before the reserve)"
+    say "$name: skipped, no time left (${left} s)"
     printf '%s\tskipped\t0\n' "$name" >>"$OUT/stages.tsv"
     failed=1
     return
@@ -124,44 +122,83 @@ EOF
 
 say "device-validate: budget $budget s, output in $OUT"
 export -f facts
-export OUT
-# shellcheck disable=SC2016  # expanded by the inner bash
-stage facts 30 90 bash -c 'facts >"$OUT/facts.txt" 2>&1; cat "$OUT/facts.txt"'
-stage build 300 30 env PYTHON="${PYTHON:-python3}" scripts/build.sh
-if [[ -x $build_dir/gpubench ]]; then
-  grep -ho -- '-D_GLIBCXX_USE_CXX11_ABI=[01]' "$build_dir/build.ninja" | sort | uniq -c >>"$OUT/facts.txt" || true
-  [[ -d .deps/usr ]] && export LD_LIBRARY_PATH="$PWD/.deps/usr/lib/x86_64-linux-gnu${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
-  gpubench=$build_dir/gpubench
-  ceilings=$OUT/ceilings-gpu.json
-  if [[ -x $build_dir/gpubench-bench ]]; then
-    # One pass per benchmark (min_time 0.05 s): ceilings to within a few percent, in ~30 s.
-    stage ceilings 60 24 "$build_dir/gpubench-bench" '--benchmark_filter=^(copy/|matmul/cuda/|train_step/cuda/)' \
-      --benchmark_min_time=0.05 "--ceilings-out=$ceilings"
-  fi
-  ceilings_flag=""
-  [[ -s $ceilings ]] && ceilings_flag="--ceilings '$ceilings'"
-  # What the GPU report is for first: the standard workloads, one config per technique.
-  standard=resnet50/cuda/fp32/pinned,resnet50/cuda/amp-bf16/pinned,resnet50/cuda/amp-fp16/pinned,resnet50/cuda/tf32/pinned
-  standard+=,resnet50/cuda/fp32/pageable,resnet50/cuda/fp32/pinned/channels-last
-  standard+=,gpt2/cuda/fp32/pinned,gpt2/cuda/amp-bf16/pinned,gpt2/cuda/amp-fp16/pinned,gpt2/cuda/tf32/pinned
-  stage matrix-standard-gpu 150 30 bash -c "'$gpubench' --matrix $standard --preset quick --config-timeout 40 $ceilings_flag --out '$OUT/report-standard-gpu.json' --format markdown >'$OUT/report-standard-gpu.md'; rc=\$?; cat '$OUT/report-standard-gpu.md'; exit \$rc"
-  stage matrix-gpu-default 200 18 bash -c "'$gpubench' --matrix gpu --preset default --config-timeout 60 $ceilings_flag --out '$OUT/report-gpu-default.json' --format markdown >'$OUT/report-gpu-default.md'; rc=\$?; cat '$OUT/report-gpu-default.md'; exit \$rc"
-  # Per-rank Kineto-style traces for Holistic Trace Analysis, run here afterwards (the GPU
-  # machine has no registry): HTA's temporal breakdown against the report's GPU busy share.
-  stage hta-traces 40 8 bash -c "'$gpubench' --matrix mlp/cuda/fp32/pinned,cnn/cuda/fp32/pinned --steps 20 --warmup 3 --config-timeout 30 --hta-dir '$OUT/hta' --out '$OUT/report-hta.json' --format markdown"
-  # Under Nsight Systems (if this machine has the nsys CLI) gpubench's CUPTI must give way:
-  # the row says "unavailable" with the holder named, and NVTX still reaches nsys.
-  stage nsys-cupti 45 6 bash -c "command -v nsys >/dev/null || { echo 'nsys-cupti: no nsys on this machine'; exit 0; }; NSYS='$(command -v nsys 2>/dev/null)' GPUBENCH='$gpubench' scripts/nsys-profile.sh --timeout 40 --out-dir '$OUT/nsys' --name cupti -- --matrix mlp/cuda/fp32/pinned --steps 10 --warmup 2 --config-timeout 30 --format json >/dev/null; '${PYTHON:-python3}' -c \"import json; r=json.load(open('$OUT/nsys/cupti.json'))['results'][0]; print('under nsys: cupti', r.get('cupti'))\""
-  stage overhead-gpu 60 10 bash -c "'$gpubench' --matrix mlp/cuda/fp32/pinned,cnn/cuda/fp32/pinned --overhead --steps 90 --config-timeout 25 --out '$OUT/report-overhead-gpu.json' --format markdown >'$OUT/report-overhead-gpu.md'; rc=\$?; cat '$OUT/report-overhead-gpu.md'; exit \$rc"
-  # end_to_end: the CPU timing tests (compare, ci-perf-check), RUN_SERIAL and CI's already;
-  # here they would spend the stage's budget on what needs no GPU.
-  # Also left out: the reference-equality and real-data tests (CPU-only, a minute of fp32 GPT-2).
-  stage ctest 75 3 bash -c "ctest --test-dir '$build_dir' -j8 -LE 'end_to_end|nsys|reference' -E 'RealData|Gpt2LossFalls' --timeout 70 --output-on-failure >'$OUT/ctest.log' 2>&1; rc=\$?; tail -n 40 '$OUT/ctest.log'; exit \$rc"
-  stage matrix-all-quick 400 1 bash -c "'$gpubench' --matrix all --preset quick --config-timeout 45 $ceilings_flag --out '$OUT/report-all-quick.json' --format markdown >'$OUT/report-all-quick.md'; rc=\$?; cat '$OUT/report-all-quick.md'; exit \$rc"
+stage facts 20 bash -c 'facts'
+
+# The binaries: the pack's with this machine's torch, else a build (minutes of the budget).
+source scripts/device/libraries.sh
+why=$(mktemp)
+if [[ -x $pack/bin/gpubench ]] && use_pack "$pack" "$python" 2>"$why"; then
+  bin=$pack/bin
+  say "binaries: $pack ($(head -n1 "$pack/MANIFEST"), every library resolves)"
+  tests=("$bin/test_gpu_training" "$bin/test_gpu_paths")
 else
-  say "no $build_dir/gpubench: skipping tests and matrices"
-  failed=1
+  [[ -x $pack/bin/gpubench ]] || echo "no $pack/bin/gpubench (scripts/device-validate.sh pack makes it)" >>"$why"
+  tee -a "$log" <"$why"
+  build_dir=${BUILD_DIR:-build-gpu}
+  say "binaries: no usable pack at $pack (above: why): building with scripts/build.sh"
+  stage build 300 env PYTHON="$python" BUILD_DIR="$build_dir" scripts/build.sh
+  [[ -d .deps/usr ]] && export LD_LIBRARY_PATH="$PWD/.deps/usr/lib/x86_64-linux-gnu${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+  bin=$build_dir
+  tests=("$build_dir/tests/harness/run/test_gpu_training" "$build_dir/tests/harness/run/test_gpu_paths")
 fi
+gpubench=$bin/gpubench
+[[ -x $gpubench ]] || {
+  say "no $gpubench: nothing to run"
+  exit 1
+}
+
+# The plan. One config per technique per large workload first: what only this machine shows.
+techniques=()
+for t in fp32/pageable fp32/pinned amp-bf16/pinned amp-fp16/pinned tf32/pinned fp32/pinned/graph fp32/pinned/ddp-1; do
+  techniques+=("resnet50/cuda/$t" "gpt2/cuda/$t")
+done
+# The rest of `--matrix gpu`, the large workloads first.
+mapfile -t gpu_all < <("$gpubench" --list --matrix gpu 2>/dev/null | awk '{print $1}' | grep /cuda/)
+rest=()
+for id in "${gpu_all[@]}"; do [[ $id == resnet50/* || $id == gpt2/* ]] && rest+=("$id"); done
+for id in "${gpu_all[@]}"; do [[ $id == resnet50/* || $id == gpt2/* ]] || rest+=("$id"); done
+rest_ids=()
+for id in "${rest[@]}"; do [[ " ${techniques[*]} " == *" $id "* ]] || rest_ids+=("$id"); done
+join() { local IFS=,; echo "$*"; }
+technique_s=14 rest_s=12
+plan=$(printf '%s\t%s\t%s\n' \
+  facts 20 "" \
+  ceilings 50 "copy, matmul, train_step benchmarks" \
+  techniques 200 "${#techniques[@]} configs, ${technique_s} s each: ${techniques[*]}" \
+  gpu-rest 90 "${#rest_ids[@]} configs in this order, ${rest_s} s each, as many as fit: ${rest_ids[*]}" \
+  gpu-tests 60 "${tests[*]##*/}" \
+  overhead 45 "mlp, cnn: bare vs timed+NVTX vs CUPTI steps" \
+  hta 15 "mlp, cnn traces")
+say "plan (stage, seconds, what):"
+echo "$plan" | tee -a "$log"
+echo "$plan" | awk -F'\t' -v b="$budget" '{s += $2} END {printf "plan total: %d s of the %d s budget\n", s, b}' | tee -a "$log"
+
+ceilings=$OUT/ceilings-gpu.json
+stage ceilings 50 "$bin/gpubench-bench" '--benchmark_filter=^(copy/|matmul/cuda/|train_step/cuda/)' \
+  --benchmark_min_time=0.05 "--ceilings-out=$ceilings"
+ceilings_flag=()
+[[ -s $ceilings ]] && ceilings_flag=(--ceilings "$ceilings")
+# matrix NAME CAP CONFIG_S OUT_JSON CONFIGS GPUBENCH_ARGS...: one matrix stage, markdown in the log.
+matrix() {
+  local name=$1 cap=$2 config_s=$3 json=$4 configs=$5
+  shift 5
+  stage "$name" "$cap" "$gpubench" --matrix "$configs" --config-timeout "$config_s" \
+    "${ceilings_flag[@]}" --out "$json" --format markdown "$@"
+}
+matrix techniques 200 "$technique_s" "$OUT/report-techniques.json" "$(join "${techniques[@]}")" --preset quick
+((${#rest_ids[@]})) && matrix gpu-rest 90 "$rest_s" "$OUT/report-gpu.json" "$(join "${rest_ids[@]}")" --preset quick
+gpu_tests() {
+  local t rc=0
+  for t in "$@"; do "$t" --gtest_brief=1 || rc=1; done
+  return $rc
+}
+export -f gpu_tests
+stage gpu-tests 60 bash -c 'gpu_tests "$@"' _ "${tests[@]}"
+matrix overhead 45 20 "$OUT/report-overhead.json" mlp/cuda/fp32/pinned,cnn/cuda/fp32/pinned --overhead --steps 90
+hta=$(mktemp -d)
+matrix hta 15 10 "$hta/report-hta.json" mlp/cuda/fp32/pinned,cnn/cuda/fp32/pinned --steps 20 --warmup 3 --hta-dir "$hta/traces"
+tar -czf "$OUT/hta.tar.gz" -C "$hta" . 2>/dev/null
+rm -rf "$hta" "$OUT"/*.tmp.* 2>/dev/null
 say "device-validate: done in $(($(date +%s) - start)) s (failed=$failed)"
 tee -a "$log" <"$OUT/stages.tsv"
 exit $failed
