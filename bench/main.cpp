@@ -9,7 +9,8 @@
 
 #include "bench/allreduce_session.h"
 #include "bench/bench_options.h"
-#include "bench/ceilings.h"
+#include "bench/ceilings_distil.h"
+#include "ceilings/ceilings_file.h"
 #include "bench/cuda_availability.h"
 #include "bench/registrations.h"
 #include "config/errors.h"

@@ -4,7 +4,7 @@ namespace gpubench::bench {
 
 // Each area registers its Google Benchmark cases here, called from main in this order so
 // --benchmark_list_tests and the JSON output read area by area. Names follow
-// area/what.../arg:value, the contract that distil_ceilings (ceilings.cpp) parses.
+// area/what.../arg:value, the contract that distil_ceilings (ceilings_distil.cpp) parses.
 void register_copy_benchmarks();        // copy/{h2d,d2h}/{pinned,pageable}/bytes:N, copy/d2d/bytes:N
 void register_matmul_benchmarks();      // matmul/{cpu,cuda}/<dtype>/n:N
 void register_allreduce_benchmarks();   // allreduce/{gloo,nccl}/bytes:N

@@ -1,6 +1,6 @@
 #include "reports/ceiling_shares.h"
 
-#include "bench/ceilings.h"
+#include "ceilings/ceilings_file.h"
 
 namespace gpubench {
 

@@ -12,7 +12,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
-#include "bench/ceilings.h"
+#include "ceilings/ceilings_file.h"
 #include "cli/output_rules.h"
 #include "config/errors.h"
 #include "config/matrix_spec.h"

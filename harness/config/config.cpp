@@ -3,18 +3,10 @@
 #include <sstream>
 
 #include "config/errors.h"
+#include "io/text_parts.h"
 
 namespace gpubench {
 namespace {
-
-std::vector<std::string> split(const std::string& text, char sep) {
-  std::vector<std::string> parts;
-  std::stringstream stream(text);
-  std::string part;
-  while (std::getline(stream, part, sep)) parts.push_back(part);
-  if (!text.empty() && text.back() == sep) parts.emplace_back();
-  return parts;
-}
 
 UsageError bad_id(const std::string& id, const std::string& why) {
   return UsageError("config id '" + id + "': " + why +
@@ -129,7 +121,7 @@ std::string Config::id() const {
 }
 
 Config Config::parse(const std::string& id) {
-  const auto parts = split(id, '/');
+  const auto parts = split_text(id, '/');
   if (parts.size() < 3 || parts.size() > 6) throw bad_id(id, "has " + std::to_string(parts.size()) + " segments");
   for (const auto& part : parts)
     if (part.empty()) throw bad_id(id, "has an empty segment");

@@ -5,15 +5,10 @@
 #include <sstream>
 
 #include "config/errors.h"
+#include "io/text_parts.h"
 
 namespace gpubench {
 namespace {
-
-std::string join(const std::vector<std::string>& items) {
-  std::string text;
-  for (const auto& item : items) text += (text.empty() ? "" : ", ") + item;
-  return text;
-}
 
 // Every technique of the mission, for one workload. Order is the report's row order:
 // baselines first so a reader sees what each technique is compared against.
@@ -130,12 +125,12 @@ std::vector<std::string> named_config_ids(const std::string& spec) {
 std::vector<Config> expand_matrix(const MatrixRequest& request) {
   const auto items = split_list(request.spec);
   if (items.empty())
-    throw UsageError("--matrix '" + request.spec + "' is empty: expected all, a group (" + join(matrix_groups()) +
+    throw UsageError("--matrix '" + request.spec + "' is empty: expected all, a group (" + join_text(matrix_groups(), ", ") +
                      ") or a comma list of config ids");
   for (const auto& workload : request.workloads)
     if (std::find(request.known_workloads.begin(), request.known_workloads.end(), workload) ==
         request.known_workloads.end())
-      throw UsageError("--workload '" + workload + "' is unknown: expected one of " + join(request.known_workloads));
+      throw UsageError("--workload '" + workload + "' is unknown: expected one of " + join_text(request.known_workloads, ", "));
 
   std::vector<Config> configs;
   for (const auto& item : items) {
@@ -147,13 +142,13 @@ std::vector<Config> expand_matrix(const MatrixRequest& request) {
       continue;
     }
     if (item.find('/') == std::string::npos)
-      throw UsageError("--matrix item '" + item + "' is neither a group (" + join(matrix_groups()) +
+      throw UsageError("--matrix item '" + item + "' is neither a group (" + join_text(matrix_groups(), ", ") +
                        ") nor a config id like mlp/cpu/fp32");
     const Config config = Config::parse(item);
     if (std::find(request.known_workloads.begin(), request.known_workloads.end(), config.workload) ==
         request.known_workloads.end())
       throw UsageError("config id '" + item + "': workload '" + config.workload + "' is unknown, expected one of " +
-                       join(request.known_workloads));
+                       join_text(request.known_workloads, ", "));
     add_unique(configs, config);
   }
   return configs;

@@ -11,7 +11,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "bench/ceilings.h"
+#include "ceilings/ceilings_file.h"
 
 namespace gpubench {
 namespace {

@@ -11,7 +11,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
-#include "bench/ceilings.h"
+#include "ceilings/ceilings_file.h"
 #include "reports/compare/compare_reports.h"
 #include "reports/compare/report_loader.h"
 #include "support/schema_validation.h"

@@ -6,9 +6,11 @@
 
 namespace gpubench {
 
-// The machine's measured ceilings, distilled from gpubench-bench's Google Benchmark JSON
-// so that the training report can say how close each config gets to them. Format
-// version 1 (bench/README.md has the long form):
+// The ceilings file: the machine's measured ceilings, which gpubench-bench writes
+// (bench/ceilings_distil.h distils them from its Google Benchmark JSON) and the training
+// report and the CLI read, so that each config says how close it gets to them. Its format,
+// reader and writer live here, below both. Format version 1 (bench/README.md has the long
+// form):
 //
 // {
 //   "format": "gpubench-ceilings", "format_version": 1, "source": "gpubench-bench",
@@ -31,9 +33,14 @@ namespace gpubench {
 // the median over repetitions (so one lucky repetition does not raise it); "from" names
 // the benchmark run that set it. An all-reduce whose results were wrong never sets one.
 
-// Google Benchmark JSON (--benchmark_out_format=json, 1.7 or later) -> ceilings.
-// Throws UsageError when `benchmark_output` is not Google Benchmark JSON.
-nlohmann::json distil_ceilings(const nlohmann::json& benchmark_output);
+inline constexpr const char* kCeilingsFormat = "gpubench-ceilings";
+inline constexpr int kCeilingsFormatVersion = 1;
+
+// A ceiling is a share's denominator: positive and normal (0 gave "not in the file" later,
+// a denormal an inf share), and at most kMaxCeiling (1e308 gave subnormal shares); no
+// machine's GB/s, TFLOP/s or samples/s comes near it.
+inline constexpr double kMaxCeiling = 1e9;
+bool usable_ceiling(double value);
 
 // Reads and validates a ceilings file. Throws UsageError naming the file and what is wrong
 // (unreadable, not JSON, wrong format/version, unknown key, a value that is not a finite
