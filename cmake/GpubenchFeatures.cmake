@@ -34,8 +34,33 @@ if(NOT GPUBENCH_NCCL_INCLUDE)
   set(GPUBENCH_NCCL_INCLUDE "")
 endif()
 
+# The libraries LibTorch itself needs (NCCL, cuBLAS, cuDNN, cudart, ...) are resolved at link
+# time and loaded at run time from torch's own folders: torch/lib and the nvidia-* wheels'
+# lib folders beside it, the ones LibTorch's RUNPATH names and Python's torch loads. Without
+# this the linker resolves libtorch_cuda's libnccl.so.2 through the toolkit's folder on our
+# RUNPATH, and a LibTorch built against a newer NCCL than the toolkit's (torch 2.15's
+# ncclCommSuspend, ncclPutSignal, ...) fails to link; at run time our own libcudart.so.13
+# need would load the toolkit's cudart for LibTorch too. -rpath-link is searched before
+# everything else when the linker resolves a library's needs; these -rpath entries come
+# before the ones CMake adds, so the wheels' libraries win over the toolkit's at run time.
+file(GLOB GPUBENCH_TORCH_WHEEL_LIBRARY_DIRS LIST_DIRECTORIES true "${GPUBENCH_TORCH_ROOT}/../nvidia/*/lib")
+set(GPUBENCH_TORCH_LIBRARY_DIRS "${GPUBENCH_TORCH_ROOT}/lib" ${GPUBENCH_TORCH_WHEEL_LIBRARY_DIRS})
+foreach(dir IN LISTS GPUBENCH_TORCH_LIBRARY_DIRS)
+  get_filename_component(dir "${dir}" REALPATH)
+  add_link_options("LINKER:-rpath-link,${dir}" "LINKER:-rpath,${dir}")
+endforeach()
+# The NCCL LibTorch loads: its wheel's, else (a LibTorch without one) whatever the toolkit has.
+find_file(GPUBENCH_NCCL_LIBRARY libnccl.so.2 PATHS ${GPUBENCH_TORCH_LIBRARY_DIRS} NO_DEFAULT_PATH NO_CACHE)
+if(NOT GPUBENCH_NCCL_LIBRARY)
+  find_file(GPUBENCH_NCCL_LIBRARY libnccl.so.2 HINTS ${CUDAToolkit_LIBRARY_DIR} NO_CACHE)
+endif()
+if(GPUBENCH_NCCL_LIBRARY)
+  get_filename_component(GPUBENCH_NCCL_LIBRARY "${GPUBENCH_NCCL_LIBRARY}" REALPATH)
+endif()
+
 message(STATUS "gpubench: Torch ${Torch_VERSION} CUDA=ON (torch_cuda, CUDA ${CUDAToolkit_VERSION} toolkit: "
-               "cudart, CUPTI, NVTX3 at ${GPUBENCH_NVTX3_INCLUDE}); nccl.h: '${GPUBENCH_NCCL_INCLUDE}'")
+               "cudart, CUPTI, NVTX3 at ${GPUBENCH_NVTX3_INCLUDE}); nccl.h: '${GPUBENCH_NCCL_INCLUDE}'; "
+               "libnccl (linked and loaded through LibTorch): '${GPUBENCH_NCCL_LIBRARY}'")
 
 # Interface target carrying the project's defines and the toolkit libraries.
 add_library(gpubench_features INTERFACE)

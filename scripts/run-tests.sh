@@ -5,3 +5,5 @@ cd "$(dirname "$0")/.."
 scripts/setup.sh
 scripts/build.sh
 ctest --test-dir build --output-on-failure -j2 --timeout 900
+# The newest torch on PyPI builds and runs too (README, "Building").
+scripts/test-newest-torch.sh

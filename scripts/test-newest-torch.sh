@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# The newest torch on PyPI, as a user who runs `pip install torch` today gets it (2.15.0,
+# CUDA 13.2, C++20), next to the pinned 2.11 the suite runs on: installs it into its own
+# venv (.venv-torch-newest), builds the gpubench target against it on this machine's CUDA
+# 13.0 toolkit (build-torch-newest) and runs a short CPU matrix, a DDP config included,
+# with it. Exit 0 only when both rows are ok and the report names that torch. run-tests.sh
+# (and with it CI) runs it after the suite.
+#   Environment: NEWEST_TORCH (2.15.0), JOBS (all cores).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+torch_pin=${NEWEST_TORCH:-2.15.0}
+venv=.venv-torch-newest
+build_dir=build-torch-newest
+die() {
+  echo "test-newest-torch: $*" >&2
+  exit 1
+}
+
+if ! PYTHONWARNINGS=ignore "$venv/bin/python" -c "import torch, sys; sys.exit(torch.__version__.split('+')[0] != '$torch_pin')" 2>/dev/null; then
+  echo "test-newest-torch: installing torch==$torch_pin (~5 GB with its nvidia-* wheels) into $venv" >&2
+  rm -rf "$venv"
+  /usr/bin/python3 -m venv "$venv"
+  "$venv/bin/pip" install --quiet --disable-pip-version-check "torch==$torch_pin"
+fi
+start=$(date +%s)
+PYTHON=$venv/bin/python BUILD_DIR=$build_dir TARGETS=gpubench scripts/build.sh
+echo "test-newest-torch: gpubench built against torch $torch_pin in $(($(date +%s) - start)) s" >&2
+
+report=$build_dir/newest-torch-report.json
+rm -f "$report"
+"$build_dir/gpubench" --matrix mlp/cpu/fp32,mlp/cpu/fp32/ddp-2 --steps 3 --strict --format table --out "$report" ||
+  die "the CPU matrix failed with torch $torch_pin (exit $?)"
+PYTHONWARNINGS=ignore "$venv/bin/python" - "$report" "$torch_pin" <<'PY' || die "the report is not what torch $torch_pin should give (above)"
+import json, sys
+report, pin = json.load(open(sys.argv[1])), sys.argv[2]
+rows = {r["config_id"]: r["status"] for r in report["results"]}
+version = report["env"]["torch_version"]
+print(f"test-newest-torch: torch {version}: {rows}")
+sys.exit(not (version.split("+")[0] == pin and rows == {"mlp/cpu/fp32": "ok", "mlp/cpu/fp32/ddp-2": "ok"}))
+PY
