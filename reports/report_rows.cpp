@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "reports/report_format.h"
+#include "reports/step_phases.h"
 
 namespace gpubench {
 namespace {
@@ -50,7 +51,7 @@ RowCells row_cells(const nlohmann::json& row, const nlohmann::json& comparisons)
                                     format_rate(rate.value("p10", 0.0)), format_rate(rate.value("p90", 0.0)));
   cells.step_ms = fmt::format("{:.2f}", row["step_ms"].value("median", 0.0));
   cells.utilization = utilization_text(row);
-  cells.phases = phase_shares(row.value("phases", nlohmann::json::object()));
+  cells.phases = phase_shares(step_phases(row));
   if (row.contains("loss"))
     cells.loss = fmt::format("{:.3f} -> {:.3f}", row["loss"].value("first", 0.0), row["loss"].value("last", 0.0));
   const auto& memory = row.value("memory", nlohmann::json::object());

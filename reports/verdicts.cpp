@@ -1,6 +1,7 @@
 #include "reports/verdicts.h"
 
 #include "reports/loss_parity.h"
+#include "reports/step_phases.h"
 #include "stats/summary.h"
 
 #include <fmt/format.h>
@@ -28,7 +29,7 @@ constexpr double kAmpLossTolerance = 0.10;  // AMP's late loss within 10% of fp3
 constexpr double kVariantLossTolerance = 0.02;  // a variant's within 2% of its baseline's
 
 double share(const nlohmann::json& row, const char* phase) {
-  return row.value("phases", nlohmann::json::object()).value(phase, nlohmann::json::object()).value("share", 0.0);
+  return step_phases(row).value(phase, nlohmann::json::object()).value("share", 0.0);
 }
 
 nlohmann::json verdict(const std::string& kind, const std::string& evidence, const std::string& suggestion = "") {

@@ -17,8 +17,9 @@
 # so a stage cut short keeps what it measured. What comes back (at most 8 files, 2 folders):
 #   $OUT/log (everything printed: facts, the plan, markdown reports, test output),
 #   $OUT/stages.tsv, $OUT/ceilings-gpu.json (+ .benchmark.json), $OUT/report-techniques.json,
-#   $OUT/report-gpu.json, $OUT/report-overhead.json, $OUT/hta.tar.gz (per-rank traces for
-#   Holistic Trace Analysis, run here afterwards, and their report).
+#   $OUT/report-gpu.json, $OUT/report-overhead.json (the default mode's cost), $OUT/extras.tar.gz
+#   (report-overhead-sync.json: --sync-phases' cost; per-rank traces for Holistic Trace
+#   Analysis, run here afterwards, and their report-hta.json).
 # Environment: PYTHON (python3: the interpreter whose torch the binaries load), PACK_DIR
 #   (.device-pack), BUILD_DIR (build-gpu, when building), BUDGET_S (480).
 set -uo pipefail
@@ -120,9 +121,11 @@ for name in ("set_autocast_gpu_dtype", "set_autocast_enabled", "set_autocast_dty
 EOF
 }
 
+# Each stage's cap in seconds, by value; the plan printed below sums them.
+declare -A cap=([facts]=20 [ceilings]=50 [techniques]=200 [gpu-rest]=90 [gpu-tests]=60 [overhead]=25 [overhead-sync]=20 [hta]=15)
 say "device-validate: budget $budget s, output in $OUT"
 export -f facts
-stage facts 20 bash -c 'facts'
+stage facts "${cap[facts]}" bash -c 'facts'
 
 # The binaries: the pack's with this machine's torch, else a build (minutes of the budget).
 source scripts/device/libraries.sh
@@ -162,19 +165,20 @@ for id in "${rest[@]}"; do [[ " ${techniques[*]} " == *" $id "* ]] || rest_ids+=
 join() { local IFS=,; echo "$*"; }
 technique_s=14 rest_s=12
 plan=$(printf '%s\t%s\t%s\n' \
-  facts 20 "" \
-  ceilings 50 "copy, matmul, train_step benchmarks" \
-  techniques 200 "${#techniques[@]} configs, ${technique_s} s each: ${techniques[*]}" \
-  gpu-rest 90 "${#rest_ids[@]} configs in this order, ${rest_s} s each, as many as fit: ${rest_ids[*]}" \
-  gpu-tests 60 "${tests[*]##*/}" \
-  overhead 45 "mlp, cnn: bare vs timed+NVTX vs CUPTI steps" \
-  hta 15 "mlp, cnn traces")
+  facts "${cap[facts]}" "" \
+  ceilings "${cap[ceilings]}" "copy, matmul, train_step benchmarks" \
+  techniques "${cap[techniques]}" "${#techniques[@]} configs, ${technique_s} s each: ${techniques[*]}" \
+  gpu-rest "${cap[gpu-rest]}" "${#rest_ids[@]} configs in this order, ${rest_s} s each, as many as fit: ${rest_ids[*]}" \
+  gpu-tests "${cap[gpu-tests]}" "${tests[*]##*/}" \
+  overhead "${cap[overhead]}" "mlp, cnn: bare vs timers+events+NVTX vs CUPTI steps (the default mode)" \
+  overhead-sync "${cap[overhead-sync]}" "mlp, cnn: the same with --sync-phases (the strict mode's cost)" \
+  hta "${cap[hta]}" "mlp, cnn traces")
 say "plan (stage, seconds, what):"
 echo "$plan" | tee -a "$log"
 echo "$plan" | awk -F'\t' -v b="$budget" '{s += $2} END {printf "plan total: %d s of the %d s budget\n", s, b}' | tee -a "$log"
 
 ceilings=$OUT/ceilings-gpu.json
-stage ceilings 50 "$bin/gpubench-bench" '--benchmark_filter=^(copy/|matmul/cuda/|train_step/cuda/)' \
+stage ceilings "${cap[ceilings]}" "$bin/gpubench-bench" '--benchmark_filter=^(copy/|matmul/cuda/|train_step/cuda/)' \
   --benchmark_min_time=0.05 "--ceilings-out=$ceilings"
 ceilings_flag=()
 [[ -s $ceilings ]] && ceilings_flag=(--ceilings "$ceilings")
@@ -185,20 +189,21 @@ matrix() {
   stage "$name" "$cap" "$gpubench" --matrix "$configs" --config-timeout "$config_s" \
     "${ceilings_flag[@]}" --out "$json" --format markdown "$@"
 }
-matrix techniques 200 "$technique_s" "$OUT/report-techniques.json" "$(join "${techniques[@]}")" --preset quick
-((${#rest_ids[@]})) && matrix gpu-rest 90 "$rest_s" "$OUT/report-gpu.json" "$(join "${rest_ids[@]}")" --preset quick
+matrix techniques "${cap[techniques]}" "$technique_s" "$OUT/report-techniques.json" "$(join "${techniques[@]}")" --preset quick
+((${#rest_ids[@]})) && matrix gpu-rest "${cap[gpu-rest]}" "$rest_s" "$OUT/report-gpu.json" "$(join "${rest_ids[@]}")" --preset quick
 gpu_tests() {
   local t rc=0
   for t in "$@"; do "$t" --gtest_brief=1 || rc=1; done
   return $rc
 }
 export -f gpu_tests
-stage gpu-tests 60 bash -c 'gpu_tests "$@"' _ "${tests[@]}"
-matrix overhead 45 20 "$OUT/report-overhead.json" mlp/cuda/fp32/pinned,cnn/cuda/fp32/pinned --overhead --steps 90
-hta=$(mktemp -d)
-matrix hta 15 10 "$hta/report-hta.json" mlp/cuda/fp32/pinned,cnn/cuda/fp32/pinned --steps 20 --warmup 3 --hta-dir "$hta/traces"
-tar -czf "$OUT/hta.tar.gz" -C "$hta" . 2>/dev/null
-rm -rf "$hta" "$OUT"/*.tmp.* 2>/dev/null
+stage gpu-tests "${cap[gpu-tests]}" bash -c 'gpu_tests "$@"' _ "${tests[@]}"
+matrix overhead "${cap[overhead]}" 12 "$OUT/report-overhead.json" mlp/cuda/fp32/pinned,cnn/cuda/fp32/pinned --overhead --steps 60
+extras=$(mktemp -d)
+matrix overhead-sync "${cap[overhead-sync]}" 10 "$extras/report-overhead-sync.json" mlp/cuda/fp32/pinned,cnn/cuda/fp32/pinned --overhead --steps 40 --sync-phases
+matrix hta "${cap[hta]}" 10 "$extras/report-hta.json" mlp/cuda/fp32/pinned,cnn/cuda/fp32/pinned --steps 20 --warmup 3 --hta-dir "$extras/traces"
+tar -czf "$OUT/extras.tar.gz" -C "$extras" . 2>/dev/null
+rm -rf "$extras" "$OUT"/*.tmp.* 2>/dev/null
 say "device-validate: done in $(($(date +%s) - start)) s (failed=$failed)"
 tee -a "$log" <"$OUT/stages.tsv"
 exit $failed

@@ -84,7 +84,8 @@ def phase_chart(report, out):
     fig, ax = plt.subplots(figsize=(max(6, 0.7 * len(rows)), 4.5))
     bottom = [0.0] * len(rows)
     for phase in PHASES:
-        shares = [100 * r["phases"].get(phase, {}).get("share", 0) for r in rows]
+        # A CUDA row's device phases (CUDA events), as the report's table; else the host's.
+        shares = [100 * r.get("device_phases", r["phases"]).get(phase, {}).get("share", 0) for r in rows]
         ax.bar(range(len(rows)), shares, bottom=bottom, label=phase)
         bottom = [b + s for b, s in zip(bottom, shares)]
     ax.set_xticks(range(len(rows)))

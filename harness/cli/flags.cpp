@@ -131,6 +131,9 @@ void add_settings_flags(CLI::App& app, RawFlags& raw, CliOptions& options) {
   app.add_option("--hta-dir", options.settings.hta_dir,
                  "Folder for per-rank Kineto-style traces, DIR/<config>/rank-<R>.json, for Holistic Trace Analysis");
   app.add_flag("!--no-cupti", options.settings.cupti, "Do not collect CUPTI kernel/memcpy activity on CUDA configs");
+  app.add_flag("--sync-phases", options.settings.sync_phases,
+               "CUDA: end every phase with a stream sync, so host timers attribute time to phases exactly (slower than a real "
+               "loop); default: no sync inside a step, the loss read one step late, the device's phase times from CUDA events");
   app.add_flag("--overhead", options.settings.overhead,
                "Measure the harness's own cost: alternate bare, timed+NVTX (and CUPTI) steps in one run per config");
   app.add_option("--config-timeout", raw.timeout, "Seconds before a config's process is killed and marked failed (default: 1800)");
@@ -315,6 +318,7 @@ std::vector<std::string> settings_to_args(const RunSettings& s) {
   if (!s.profile_steps.empty()) args.insert(args.end(), {"--profile-steps", s.profile_steps});
   if (!s.hta_dir.empty()) args.insert(args.end(), {"--hta-dir", s.hta_dir});
   if (!s.cupti) args.push_back("--no-cupti");
+  if (s.sync_phases) args.push_back("--sync-phases");
   if (s.overhead) args.push_back("--overhead");
   // Decimal flags round-trip exactly through %.17g.
   const auto add_decimal = [&](const char* flag, double value) {

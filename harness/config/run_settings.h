@@ -36,6 +36,9 @@ struct RunSettings {
   // Profiling
   std::string profile_steps;  // "A:B": cudaProfilerStart/Stop around these steps
   bool cupti = true;          // CUPTI activity collection on CUDA configs
+  // Every phase of a CUDA step ends with a stream sync (attribution), instead of running as
+  // a Python loop runs: no sync inside a step, the loss read a step late (the default).
+  bool sync_phases = false;
   std::string trace_path;     // child side: where to hand its trace spans to the parent
   std::string hta_dir;        // --hta-dir: every rank writes its config's Kineto-style trace here
   // Child side: the parent's private directory (where --child-result lies). Scratch files

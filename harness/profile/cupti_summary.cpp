@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <limits>
+#include <optional>
 #include <unordered_map>
 #include <utility>
 
@@ -63,19 +64,30 @@ std::uint64_t union_length(std::vector<Interval> intervals) {
   return total;
 }
 
-// The step's kernel time per phase: each kernel's interval is clipped to each of the
-// step's phase windows; what no phase window covers is "outside phases".
-void attribute_to_phases(StepAccumulator& acc, const std::vector<const PhaseWindow*>& windows) {
-  for (const Interval& kernel : acc.kernels) {
-    std::uint64_t attributed = 0;
-    for (const PhaseWindow* w : windows) {
-      const std::uint64_t ns = overlap(kernel, w->start_ns, w->end_ns);
-      acc.phase_ns[static_cast<std::size_t>(w->phase)] += static_cast<double>(ns);
-      attributed += ns;
-    }
-    const std::uint64_t length = kernel.second - kernel.first;
-    acc.outside_ns += static_cast<double>(length > attributed ? length - attributed : 0);
+// A kernel's time in its step's phases. One whose launch is known belongs, whole, to the
+// phase it was launched in (or "outside phases"): by default no phase waits for the
+// device, so kernels run after their phase's host window closed. One without a launch
+// record (CUPTI dropped it) is clipped to each phase window it overlaps, which is exact
+// only under --sync-phases.
+void attribute_to_phases(StepAccumulator& acc, Interval kernel, std::optional<std::uint64_t> launch_ns,
+                         const std::vector<const PhaseWindow*>& windows) {
+  const std::uint64_t length = kernel.second - kernel.first;
+  if (launch_ns) {
+    for (const PhaseWindow* w : windows)
+      if (*launch_ns >= w->start_ns && *launch_ns < w->end_ns) {
+        acc.phase_ns[static_cast<std::size_t>(w->phase)] += static_cast<double>(length);
+        return;
+      }
+    acc.outside_ns += static_cast<double>(length);
+    return;
   }
+  std::uint64_t attributed = 0;
+  for (const PhaseWindow* w : windows) {
+    const std::uint64_t ns = overlap(kernel, w->start_ns, w->end_ns);
+    acc.phase_ns[static_cast<std::size_t>(w->phase)] += static_cast<double>(ns);
+    attributed += ns;
+  }
+  acc.outside_ns += static_cast<double>(length > attributed ? length - attributed : 0);
 }
 
 std::vector<KernelStat> top_kernels(
@@ -108,6 +120,21 @@ CuptiSummary summarize_cupti(const CuptiRecords& records, const std::vector<Step
 
   std::unordered_map<int, std::vector<const PhaseWindow*>> phases_of_step;
   for (const PhaseWindow& w : phase_windows) phases_of_step[w.step].push_back(&w);
+  static const std::vector<const PhaseWindow*> kNoPhases;
+  const auto phases_of = [&](std::size_t index) -> const std::vector<const PhaseWindow*>& {
+    const auto found = phases_of_step.find(steps[index].step);
+    return found != phases_of_step.end() ? found->second : kNoPhases;
+  };
+  // When each kernel, copy and memset was launched: its runtime call's start, by
+  // correlation id (as libkineto links them). Activity belongs to the step that launched it.
+  std::unordered_map<std::uint32_t, std::uint64_t> launched_at;
+  for (const RuntimeApiRecord& r : records.runtime_calls)
+    if (r.correlation_id != 0) launched_at.emplace(r.correlation_id, r.start_ns);
+  const auto launch_of = [&](std::uint32_t correlation_id) -> std::optional<std::uint64_t> {
+    const auto found = correlation_id != 0 ? launched_at.find(correlation_id) : launched_at.end();
+    if (found == launched_at.end()) return std::nullopt;
+    return found->second;
+  };
 
   std::vector<StepAccumulator> acc(steps.size());
   std::unordered_map<std::string, std::pair<std::size_t, std::uint64_t>> by_name;  // count, ns
@@ -116,11 +143,16 @@ CuptiSummary summarize_cupti(const CuptiRecords& records, const std::vector<Step
       ++out.untimed_records;
       continue;
     }
-    const std::size_t index = lookup.find(k.start_ns);
+    const std::optional<std::uint64_t> launch = launch_of(k.correlation_id);
+    const std::size_t index = lookup.find(launch.value_or(k.start_ns));
     if (index == kNoStep) continue;
-    const Interval clipped{k.start_ns, std::max(k.start_ns, std::min(k.end_ns, steps[index].end_ns))};
+    // A kernel of a known launch counts whole (it may run after its step's host window);
+    // one without is clipped to the window it started in.
+    const Interval clipped{k.start_ns, launch ? std::max(k.start_ns, k.end_ns)
+                                              : std::max(k.start_ns, std::min(k.end_ns, steps[index].end_ns))};
     StepAccumulator& a = acc[index];
     a.kernels.push_back(clipped);
+    attribute_to_phases(a, clipped, launch, phases_of(index));
     a.first_start = std::min(a.first_start, clipped.first);
     a.last_end = std::max(a.last_end, clipped.second);
     auto& entry = by_name[k.name];
@@ -134,12 +166,9 @@ CuptiSummary summarize_cupti(const CuptiRecords& records, const std::vector<Step
   double busy_ns_total = 0, step_ns_total = 0;
   for (std::size_t i = 0; i < steps.size(); ++i) {
     StepAccumulator& a = acc[i];
-    const auto found = phases_of_step.find(steps[i].step);
-    static const std::vector<const PhaseWindow*> kNoPhases;
-    attribute_to_phases(a, found != phases_of_step.end() ? found->second : kNoPhases);
-
     const double step_ns = static_cast<double>(steps[i].end_ns - steps[i].start_ns);
-    const double busy_ns = static_cast<double>(union_length(a.kernels));
+    // At most the step: in steady state a step's kernels take at most its period.
+    const double busy_ns = std::min(step_ns, static_cast<double>(union_length(a.kernels)));
     if (steps[i].end_ns > steps[i].start_ns) busy_share.push_back(busy_ns / step_ns);
     busy_ns_total += busy_ns;
     step_ns_total += steps[i].end_ns > steps[i].start_ns ? step_ns : 0;
@@ -174,7 +203,7 @@ CuptiSummary summarize_cupti(const CuptiRecords& records, const std::vector<Step
       ++out.untimed_records;
       continue;
     }
-    if (lookup.find(m.start_ns) == kNoStep) continue;
+    if (lookup.find(launch_of(m.correlation_id).value_or(m.start_ns)) == kNoStep) continue;
     CopyStat& c = out.copies[m.kind];
     ++c.count;
     c.bytes += m.bytes;
@@ -188,7 +217,7 @@ CuptiSummary summarize_cupti(const CuptiRecords& records, const std::vector<Step
       ++out.untimed_records;
       continue;
     }
-    if (lookup.find(m.start_ns) == kNoStep) continue;
+    if (lookup.find(launch_of(m.correlation_id).value_or(m.start_ns)) == kNoStep) continue;
     ++out.memset_count;
     out.memset_bytes += m.bytes;
   }

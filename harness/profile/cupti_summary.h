@@ -42,20 +42,21 @@ struct PhaseKernelTime {
   Summary per_step_ms;  // one sample per measured step (0 where none ran)
 };
 
-// What CUPTI saw during the measured steps. Only activity that *starts* inside a measured
-// step window counts: warm-up and between-step work is left out, as in the wall timers.
-// Attribution by time is exact because the Trainer synchronises the device before each
-// phase_end, so a phase's GPU work finishes inside the phase's window.
+// What CUPTI saw during the measured steps. Activity belongs to the step and phase whose
+// host window its launch (the runtime call with its correlation id) falls in: by default
+// no phase waits for the device, so a step's kernels run while the host queues the next
+// one. Activity without a launch record falls back to its start time (clipped to the
+// windows, exact under --sync-phases). Warm-up and between-step work is left out.
 struct CuptiSummary {
   std::size_t measured_steps = 0;
-  // Per step: union of kernel intervals (clipped to the step) / step wall time. Kernels
-  // only: copies and memsets are reported separately.
+  // Per step: union of its kernels' intervals / step wall time (the loop's period), at
+  // most 1. Kernels only: copies and memsets are reported separately.
   Summary gpu_busy_share;
   double gpu_busy_share_overall = 0;  // total busy time / total step time
   Summary kernels_per_step;
   double kernel_ms_total = 0;  // summed kernel durations, clipped to steps
-  // Summed kernel time clipped to each phase's windows; `outside_phases` is the rest of
-  // the step (between phases). Concurrent kernels add up, so this can exceed wall time.
+  // Summed kernel time by the phase that launched it; `outside_phases` is what was
+  // launched between phases. Concurrent kernels add up, so this can exceed wall time.
   std::array<PhaseKernelTime, kPhaseCount> kernel_ms_by_phase{};
   PhaseKernelTime kernel_ms_outside_phases;
   std::vector<KernelStat> top_kernels;  // by total time, then name; at most top_k

@@ -4,9 +4,11 @@
 namespace gpubench {
 
 // How instrumented a step of an `--overhead` run is. Each level adds probes to the one
-// below: Bare runs none (and syncs the device once per step, not per phase); Timers adds
-// the always-on probes (wall timers with their per-phase device sync, NVTX ranges, memory
-// samples); Cupti adds CUPTI activity collection (CUDA configs only).
+// below: Bare runs none (a plain loop: no sync inside the step, the loss read a step late);
+// Timers adds the always-on probes (wall timers, the device's CUDA event marks, NVTX
+// ranges, memory samples), and with --sync-phases a device sync at the end of every phase,
+// so that run's Timers level carries what the strict mode costs; Cupti adds CUPTI activity
+// collection (CUDA configs only).
 enum class InstrumentationLevel { Bare = 0, Timers = 1, Cupti = 2 };
 
 const char* to_string(InstrumentationLevel level);  // "bare", "timers_nvtx", "cupti"

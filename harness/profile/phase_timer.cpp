@@ -1,5 +1,7 @@
 #include "profile/phase_timer.h"
 
+#include <algorithm>
+
 #include "stats/summary.h"
 #include "stats/summary_json.h"
 
@@ -28,16 +30,16 @@ void PhaseTimer::phase_end(Phase phase) {
   current_[static_cast<std::size_t>(phase)] += ms_between(phase_start_, Clock::now());
 }
 
-void PhaseTimer::write_result(nlohmann::json& result) const {
-  const Summary step = summarize(step_ms_);
-  result["step_ms"] = to_json(step);
-  result["samples"]["step_ms"] = step_ms_;
+nlohmann::json phase_breakdown_json(const std::vector<double>& step_ms,
+                                    const std::array<std::vector<double>, kPhaseCount>& phase_ms,
+                                    nlohmann::json& step_summary) {
+  const Summary step = summarize(step_ms);
+  step_summary = to_json(step);
   nlohmann::json phases = nlohmann::json::object();
   double phase_total = 0;
-  for (Phase phase : kAllPhases) phase_total += summarize(phase_ms(phase)).median;
+  for (Phase phase : kAllPhases) phase_total += summarize(phase_ms[static_cast<std::size_t>(phase)]).median;
   for (Phase phase : kAllPhases) {
-    const Summary s = summarize(phase_ms(phase));
-    // Shares of the step's median; the remainder (probe overhead, bookkeeping) is "other".
+    const Summary s = summarize(phase_ms[static_cast<std::size_t>(phase)]);
     phases[phase_name(phase)] = {{"median_ms", s.median},
                                  {"p10_ms", s.p10},
                                  {"p90_ms", s.p90},
@@ -45,7 +47,12 @@ void PhaseTimer::write_result(nlohmann::json& result) const {
   }
   phases["other"] = {{"median_ms", std::max(0.0, step.median - phase_total)},
                      {"share", step.median > 0 ? std::max(0.0, step.median - phase_total) / step.median : 0}};
-  result["phases"] = phases;
+  return phases;
+}
+
+void PhaseTimer::write_result(nlohmann::json& result) const {
+  result["phases"] = phase_breakdown_json(step_ms_, phase_ms_, result["step_ms"]);
+  result["samples"]["step_ms"] = step_ms_;
 }
 
 }  // namespace gpubench

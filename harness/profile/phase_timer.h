@@ -7,9 +7,18 @@
 
 namespace gpubench {
 
-// Wall-clock timer of steps and phases (steady_clock). Records measured steps only.
-// The Trainer synchronises the device before each phase_end, so on CUDA these are the
-// phases' real durations, not their launch times.
+// {"data": {median_ms, p10_ms, p90_ms, share}, ..., "other": {median_ms, share}}: each
+// phase's per-step times, shares of the step's median, the remainder (probes' own cost,
+// waiting for the device outside every phase) as "other". `step_summary` gets the step's
+// summary in the report's form.
+nlohmann::json phase_breakdown_json(const std::vector<double>& step_ms,
+                                    const std::array<std::vector<double>, kPhaseCount>& phase_ms,
+                                    nlohmann::json& step_summary);
+
+// Wall-clock timer of steps and phases (steady_clock): the host's time. Records measured
+// steps only. With --sync-phases the Trainer synchronises the device before each
+// phase_end, so on CUDA these are the phases' real durations; by default no phase waits
+// and a CUDA phase's wall time is the time to queue it (DevicePhaseTimer has the device's).
 class PhaseTimer final : public Probe {
  public:
   std::string name() const override { return "wall_timer"; }

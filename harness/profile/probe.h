@@ -11,8 +11,10 @@ namespace gpubench {
 
 // Something that watches a training run: wall timers, NVTX ranges, CUPTI, memory samplers.
 // The Trainer calls these in strict nesting order: run > step > phase. A probe must not
-// change what is measured beyond its own (measured) overhead. Before phase_end the
-// Trainer has synchronised the device, so wall-clock probes see the phase's real cost.
+// change what is measured beyond its own (measured) overhead. By default no phase waits
+// for the device, so on CUDA a wall-clock probe sees the time to queue a phase
+// (DevicePhaseTimer has the device's); with --sync-phases the Trainer synchronises the
+// device before each phase_end, and wall clocks see the phase's real cost.
 class Probe {
  public:
   virtual ~Probe() = default;

@@ -23,6 +23,7 @@
 #include "run/overhead_measurement.h"
 #include "workloads/model_flops.h"
 #include "run/probe_assembly.h"
+#include "run/step_timing.h"
 #include "run/trainer.h"
 #include "stats/summary.h"
 #include "stats/summary_json.h"
@@ -167,10 +168,14 @@ TrainerSpec trainer_spec(PreparedConfig& c) {
         return ddp->agree_on_step_count(ms, budget_s, rule.min_steps, rule.max_steps);
       };
   }
-  if (c.overhead)
+  spec.sync_phases = c.settings->sync_phases;
+  // --overhead --sync-phases: its bare steps stay a plain loop, so the levels above them
+  // carry the cost of the sync per phase.
+  if (c.overhead && spec.sync_phases)
     spec.sync_each_phase = [schedule = *c.overhead](int step) {
       return schedule.level_at(step) != InstrumentationLevel::Bare;
     };
+  spec.loss_readback = c.plan.loss_readback;
   spec.test_delay_ms = c.settings->test_step_delay_ms;
   spec.config_id = c.config.id();
   spec.synchronize = c.plan.synchronize;
@@ -263,6 +268,7 @@ nlohmann::json describe_run(const PreparedConfig& c, const TrainingRun& run) {
                         {"median_ci95_ms", {interval.low, interval.high}},
                         {"median_ci95_relative", interval.relative_half_width()}};
   result["threads"] = {{"intra_op", c.threads}, {"inter_op", at::get_num_interop_threads()}};
+  result["timing"] = timing_json(c.config, settings);
   return result;
 }
 

@@ -9,6 +9,8 @@
 #include <torch/cuda.h>
 
 #include "device/cuda_memory_stats.h"
+#include "run/cuda_event_clock.h"
+#include "run/cuda_loss_readback.h"
 #include "run/float32_math.h"
 #include "run/grad_scaler.h"
 #include "run/pinned_batch_source.h"
@@ -147,8 +149,9 @@ ExecutionPlan plan_cuda_execution(const Config& config) {
     case Precision::Bf16: throw std::runtime_error(config.id() + ": bf16 is a CPU precision; on CUDA use amp-bf16");
   }
 
-  // Each phase ends when the compute streams are idle: the default stream of every device
-  // the step used (data_parallel's replicas run on those). Not torch::cuda::synchronize():
+  // With --sync-phases each phase ends when the compute streams are idle: the default
+  // stream of every device the step used (data_parallel's replicas run on those). Not
+  // torch::cuda::synchronize():
   // a device-wide sync would also wait for the pinned source's prefetch on its copy stream
   // and charge that copy to whichever phase is running, hiding the overlap pinned memory
   // buys. For pageable configs both are the same (their copy runs on the compute stream).
@@ -169,12 +172,15 @@ ExecutionPlan plan_cuda_execution(const Config& config) {
                                                   device, h2d);
   };
 
+  plan.loss_readback = make_cuda_loss_readback();
+  // The device's time per phase, from CUDA events on the compute stream of device 0 (where
+  // data_parallel gathers its replicas' outputs, and each DDP rank's own device).
+  plan.probes.push_back(std::make_shared<DevicePhaseTimer>(make_cuda_event_clock(0)));
   plan.probes.push_back(std::make_shared<CudaMemoryProbe>(devices));
   plan.device_memory_stats = cuda_memory_callback(devices);
   plan.probes.push_back(std::make_shared<ResultSectionProbe>(
       "cuda", nlohmann::json{{"device", device_name(0)},
-                             {"visible_devices", device_count},
-                             {"synchronize", "compute stream of each used device after every phase"}}));
+                             {"visible_devices", device_count}}));
   return plan;
 }
 

@@ -8,6 +8,7 @@
 #include "config/config.h"
 #include "profile/probe.h"
 #include "run/batch_source.h"
+#include "run/loss_readback.h"
 #include "run/loss_scaler.h"
 
 namespace gpubench {
@@ -19,7 +20,9 @@ struct ExecutionPlan {
   torch::Device device = torch::kCPU;
   bool autocast = false;
   c10::ScalarType autocast_dtype = torch::kBFloat16;
-  std::function<void()> synchronize = [] {};
+  std::function<void()> synchronize = [] {};  // --sync-phases: how each phase waits for the device
+  // How each step's loss reaches the host one step late (null: it is computed on the host).
+  std::shared_ptr<LossReadback> loss_readback;
   std::vector<torch::Device> data_parallel_devices;
   std::unique_ptr<LossScaler> scaler = std::make_unique<PassThroughScaler>();
   std::vector<std::shared_ptr<Probe>> probes;

@@ -2,6 +2,7 @@
 
 #include <chrono>
 #include <cmath>
+#include <optional>
 #include <thread>
 
 #include "run/autocast_scope.h"
@@ -79,11 +80,21 @@ torch::Tensor Trainer::replayed_step() {
   return static_loss_;
 }
 
+void Trainer::record_loss(double value, TrainingRun& run) {
+  const std::size_t step = run.losses.size();
+  run.losses.push_back(value);
+  if (!std::isfinite(value))
+    throw TrainingFailure("loss became " + std::string(std::isnan(value) ? "NaN" : "inf") + " at step " +
+                          std::to_string(step));
+}
+
 TrainingRun Trainer::run(Model& model, torch::optim::Optimizer& optimizer, const Workload& workload,
                          BatchSource& source, LossScaler& scaler) {
   if (spec_.graph && spec_.warmup_steps < 1)
     throw std::invalid_argument("Trainer: a CUDA Graph step needs at least one eager warm-up step before its capture");
   TrainingRun run;
+  HostLossReadback host_readback;
+  LossReadback& readback = spec_.loss_readback ? *spec_.loss_readback : host_readback;
   model.module->train();
   probes_.run_begin(spec_.config_id);
   double measured_s = 0, last_step_ms = 0;
@@ -102,7 +113,7 @@ TrainingRun Trainer::run(Model& model, torch::optim::Optimizer& optimizer, const
     }
     // Captured between warm-up and the first measured step, outside every probe's step.
     if (measured && spec_.graph && !spec_.graph->captured()) capture_step(model, optimizer, workload, run.last_batch);
-    sync_phases_ = !spec_.sync_each_phase || spec_.sync_each_phase(step);
+    sync_phases_ = spec_.sync_each_phase ? spec_.sync_each_phase(step) : spec_.sync_phases;
     const auto step_start = std::chrono::steady_clock::now();
     probes_.step_begin(step, measured);
     Batch host = phase(Phase::Data, [&] { return source.next(); });
@@ -112,21 +123,22 @@ TrainingRun Trainer::run(Model& model, torch::optim::Optimizer& optimizer, const
       return replay ? into_static_input(std::move(on_device)) : on_device;
     });
     torch::Tensor loss = replay ? replayed_step() : eager_step(model, optimizer, workload, batch, scaler, run);
-    if (!sync_phases_) spec_.synchronize();
+    // This step's loss starts towards the host; the previous step's is read now that this
+    // one is queued. The wait is inside the step, as in a real loop: a step's time is the
+    // loop's period, the device's throughput once the host runs ahead.
+    readback.start(loss);
+    const std::optional<double> previous_loss =
+        readback.pending() > 1 ? std::optional<double>(readback.wait_oldest()) : std::nullopt;
     probes_.step_end(step, measured);
     last_step_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - step_start).count();
     if (measured) {
       run.step_ms.push_back(last_step_ms);
       measured_s += last_step_ms / 1000.0;
     }
-    // Read after the step so the value costs no extra device sync inside a phase.
-    const double value = loss.item<double>();
-    run.losses.push_back(value);
-    if (!std::isfinite(value))
-      throw TrainingFailure("loss became " + std::string(std::isnan(value) ? "NaN" : "inf") + " at step " +
-                            std::to_string(step));
+    if (previous_loss) record_loss(*previous_loss, run);
     run.last_batch = std::move(batch);
   }
+  while (readback.pending() > 0) record_loss(readback.wait_oldest(), run);
   probes_.run_end();
   run.optimizer_steps_skipped = static_cast<int>(scaler.skipped_steps());
   return run;

@@ -8,6 +8,7 @@
 #include "parallel/gradient_sync.h"
 #include "run/batch_source.h"
 #include "run/cuda_graph_step.h"
+#include "run/loss_readback.h"
 #include "run/loss_scaler.h"
 #include "stats/stopping_rule.h"
 #include "workloads/workload.h"
@@ -27,8 +28,15 @@ struct TrainerSpec {
   int warmup_steps = 0;
   StoppingRule stopping;  // when to stop the measured steps
   std::string config_id;
-  // Waits for the device before a phase ends, so wall timers see real durations.
+  // How a step meets the device (DESIGN.md, "Measuring on a GPU as a real loop runs"). By
+  // default as a Python loop: no phase waits for the device and each step's loss is read
+  // one step late through `loss_readback`, so the host queues step N+1 while the device
+  // runs step N (DevicePhaseTimer's marks give the device's time per phase). With
+  // `sync_phases` (--sync-phases: attribution) every phase ends with `synchronize`, so the
+  // host's wall timers see each phase's real duration.
+  bool sync_phases = false;
   std::function<void()> synchronize = [] {};
+  std::shared_ptr<LossReadback> loss_readback;  // null: HostLossReadback
   double test_delay_ms = 0;  // RunSettings::test_step_delay_ms
   // Set for DataParallel: runs the forward over these devices.
   std::vector<torch::Device> data_parallel_devices;
@@ -44,14 +52,13 @@ struct TrainerSpec {
   // Set for budgeted DDP: called once after warm-up with the last warm-up step's ms;
   // returns the measured step count every rank runs (DdpSession::agree_on_step_count).
   std::function<int(double last_warmup_ms)> agree_on_step_count;
-  // Whether `step`'s phases each end with `synchronize` (empty: every step). A step
-  // without it syncs once at its end, as an uninstrumented loop would: --overhead's bare
-  // steps, whose per-phase syncs would otherwise be charged to nobody.
+  // Whether `step`'s phases each end with `synchronize` (empty: `sync_phases` for every
+  // step): --overhead with --sync-phases leaves its bare steps unsynchronised.
   std::function<bool(int step)> sync_each_phase;
 };
 
 struct TrainingRun {
-  std::vector<double> losses;  // every step, warm-up included
+  std::vector<double> losses;  // every step, warm-up included (each read one step late)
   // The Trainer's own clock per measured step (step warmup_steps + i at index i), probes'
   // costs included: what --overhead compares across instrumentation levels.
   std::vector<double> step_ms;
@@ -82,6 +89,8 @@ class Trainer {
   Batch into_static_input(Batch batch);
   // Replays the graph in the Forward phase (Backward and Optimizer stay empty); its loss.
   torch::Tensor replayed_step();
+  // The next step's loss, read: appended to run.losses, a TrainingFailure if not finite.
+  static void record_loss(double value, TrainingRun& run);
 
   TrainerSpec spec_;
   Probe& probes_;

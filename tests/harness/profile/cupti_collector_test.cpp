@@ -48,10 +48,12 @@ class CuptiCollectorRun : public ::testing::Test {
     at(t0 + 1'000'000);
     collector.step_end(step, true);
     // H2D copy 1 MB in 50 us (20 GB/s), a 200 us forward GEMM, a 300 us backward GEMM.
-    state->buffered.memcpys.push_back({MemcpyKind::HostToDevice, 1'000'000, t0 + 10'000, t0 + 60'000, 0, 7, 1, true});
-    state->buffered.kernels.push_back({"gemm_fwd", t0 + 150'000, t0 + 350'000, 0, 7, 2});
-    state->buffered.kernels.push_back({"gemm_bwd", t0 + 450'000, t0 + 750'000, 0, 7, 3});
-    state->buffered.runtime_calls.push_back({211, "cudaLaunchKernel_v7000", t0 + 140'000, t0 + 145'000, 1, 2});
+    // Correlation ids are unique, as CUPTI's: the forward GEMM's launch call is recorded.
+    const auto id = static_cast<std::uint32_t>(10 * (step + 1));
+    state->buffered.memcpys.push_back({MemcpyKind::HostToDevice, 1'000'000, t0 + 10'000, t0 + 60'000, 0, 7, id + 1, true});
+    state->buffered.kernels.push_back({"gemm_fwd", t0 + 150'000, t0 + 350'000, 0, 7, id + 2});
+    state->buffered.kernels.push_back({"gemm_bwd", t0 + 450'000, t0 + 750'000, 0, 7, id + 3});
+    state->buffered.runtime_calls.push_back({211, "cudaLaunchKernel_v7000", t0 + 140'000, t0 + 145'000, 1, id + 2});
   }
 
   void warmup_step() {

@@ -75,6 +75,41 @@ TEST(CuptiSummary, KernelTimeIsAttributedToPhasesByOverlap) {
   EXPECT_DOUBLE_EQ(j["kernel_ms_by_phase"]["outside_phases"]["total_ms"].get<double>(), 0.05);
 }
 
+// As a real loop runs, the host queues a step and moves on: its kernels run after the
+// phase windows (and the step window) they were launched in. Each belongs, whole, to the
+// step and phase of its launch (the runtime call with its correlation id).
+TEST(CuptiSummary, KernelsBelongToThePhaseAndStepThatLaunchedThem) {
+  CuptiRecords records;
+  const auto launched = [&](std::string name, std::uint64_t launch, std::uint64_t start, std::uint64_t end,
+                            std::uint32_t correlation) {
+    records.runtime_calls.push_back({0, "cudaLaunchKernel_v7000", launch, launch + 5'000, 1, correlation});
+    records.kernels.push_back({std::move(name), start, end, 0, 7, correlation});
+  };
+  // Step 0's host window [1.0, 2.0) ms: forward launched at 1.1, backward at 1.5; the
+  // kernels run at 1.6-1.9 and 2.5-2.9 (into the gap and past the step).
+  launched("fwd", 1'100'000, 1'600'000, 1'900'000, 11);
+  launched("bwd", 1'500'000, 2'500'000, 2'900'000, 12);
+  // Step 1 [3.0, 4.0): launched in forward at 3.2, runs at 4.2-4.5, after the step.
+  launched("fwd", 3'200'000, 4'200'000, 4'500'000, 13);
+  // A copy launched in step 1 that runs after it counts for step 1.
+  records.runtime_calls.push_back({0, "cudaMemcpyAsync_v3020", 3'300'000, 3'310'000, 1, 14});
+  records.memcpys.push_back({MemcpyKind::HostToDevice, 4096, 4'600'000, 4'700'000, 0, 7, 14, true});
+  const std::vector<PhaseWindow> phases = {{0, Phase::Forward, 1'000'000, 1'400'000},
+                                           {0, Phase::Backward, 1'400'000, 1'900'000},
+                                           {1, Phase::Forward, 3'000'000, 3'400'000}};
+  const CuptiSummary s = summarize_cupti(records, two_steps(), phases);
+  EXPECT_EQ(s.kernels_in_steps, 3u);
+  const auto& forward = s.kernel_ms_by_phase[static_cast<std::size_t>(Phase::Forward)];
+  const auto& backward = s.kernel_ms_by_phase[static_cast<std::size_t>(Phase::Backward)];
+  EXPECT_DOUBLE_EQ(forward.total_ms, 0.3 + 0.3);
+  EXPECT_DOUBLE_EQ(backward.total_ms, 0.4);
+  EXPECT_DOUBLE_EQ(s.kernel_ms_outside_phases.total_ms, 0);
+  EXPECT_DOUBLE_EQ(s.kernel_ms_total, 1.0) << "whole kernels, not clipped to the host windows";
+  EXPECT_DOUBLE_EQ(s.gpu_busy_share.min, 0.3);  // step 1: 300 us of its 1 ms period
+  EXPECT_DOUBLE_EQ(s.gpu_busy_share.max, 0.7);  // step 0: 300 + 400 us
+  EXPECT_EQ(s.copies.at(MemcpyKind::HostToDevice).count, 1u);
+}
+
 TEST(CuptiSummary, TopKernelsAreOrderedByTotalTimeThenNameAndCut) {
   CuptiRecords records;
   // "small" runs 3 x 100 us = 300 us; "big" 1 x 400 us; "tie_b" and "tie_a" 200 us each.

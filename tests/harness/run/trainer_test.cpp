@@ -2,6 +2,9 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <limits>
+
 #include "profile/phase_timer.h"
 #include "run/checkpoint_check.h"
 #include "workloads/workload.h"
@@ -34,6 +37,14 @@ struct Fixture {
   torch::optim::Adam optimizer{model.module->parameters(), torch::optim::AdamOptions(1e-3)};
   LoaderBatchSource source{workload->make_dataset({256, 3, ""}), batches_of(32), torch::kCPU};
   PassThroughScaler scaler;
+};
+
+// A Fixture whose model starts from the same weights every time.
+struct Seed {
+  explicit Seed(std::uint64_t seed) { torch::manual_seed(seed); }
+};
+struct SeededFixture : Seed, Fixture {
+  SeededFixture() : Seed(7) {}
 };
 
 // `warmup` steps, then exactly `steps` measured ones.
@@ -124,21 +135,91 @@ TEST(Trainer, RanksAgreeOnTheCountOnceAfterWarmUp) {
   EXPECT_EQ(run.losses.size(), 6u) << "2 warm-up + the agreed 4";
 }
 
-TEST(Trainer, BareStepsSyncOnceAtTheirEndAndEveryStepIsClocked) {
-  Fixture f;
+// By default nothing waits for the device inside a step (a Python loop's behaviour); with
+// sync_phases every phase ends with a sync; sync_each_phase overrides it per step
+// (--overhead --sync-phases leaves its bare steps a plain loop).
+TEST(Trainer, PhasesSyncOnlyWhereAsked) {
+  const auto syncs_of = [](bool sync_phases, std::function<bool(int)> per_step) {
+    Fixture f;
+    ProbeSet none;
+    int syncs = 0;
+    TrainerSpec spec = exact_spec(1, 3);
+    spec.synchronize = [&] { ++syncs; };
+    spec.sync_phases = sync_phases;
+    spec.sync_each_phase = std::move(per_step);
+    const TrainingRun run = Trainer(spec, none).run(f.model, f.optimizer, *f.workload, f.source, f.scaler);
+    EXPECT_EQ(run.step_ms.size(), 3u) << "measured steps only, each on the Trainer's own clock";
+    for (double ms : run.step_ms) EXPECT_GT(ms, 0);
+    return syncs;
+  };
+  EXPECT_EQ(syncs_of(false, {}), 0);
+  EXPECT_EQ(syncs_of(true, {}), 5 * 4) << "one per phase of every step, warm-up included";
+  EXPECT_EQ(syncs_of(true, [](int step) { return step != 2; }), 5 * 3) << "step 2 is bare";
+}
+
+// Logs when the Trainer starts and waits for each loss, in the probes' call order.
+class LoggedReadback final : public LossReadback {
+ public:
+  explicit LoggedReadback(std::vector<std::string>& log, std::vector<double> values = {})
+      : log_(log), values_(std::move(values)) {}
+  void start(const torch::Tensor& loss) override {
+    log_.push_back("start");
+    pending_.push_back(values_.empty() ? loss.item<double>() : values_[started_]);
+    ++started_;
+  }
+  double wait_oldest() override {
+    log_.push_back("wait");
+    const double value = pending_.front();
+    pending_.erase(pending_.begin());
+    return value;
+  }
+  std::size_t pending() const override { return pending_.size(); }
+
+ private:
+  std::vector<std::string>& log_;
+  std::vector<double> values_;
+  std::vector<double> pending_;
+  std::size_t started_ = 0;
+};
+
+// Step N's loss is waited for inside step N+1, after N+1's phases are queued, and the last
+// one after the last step: the device always has the next step queued while the host reads.
+TEST(Trainer, EachLossIsReadOneStepLateInsideTheNextStep) {
+  SeededFixture f;
+  CallLog log;
+  TrainerSpec spec = exact_spec(1, 2);
+  auto readback = std::make_shared<LoggedReadback>(log.calls);
+  spec.loss_readback = readback;
+  const TrainingRun run = Trainer(spec, log).run(f.model, f.optimizer, *f.workload, f.source, f.scaler);
+  std::vector<std::string> reads;  // the loss calls with the step boundaries around them
+  for (const auto& call : log.calls)
+    if (call == "start" || call == "wait" || call.rfind("step:", 0) == 0 || call == "/step" || call == "/run")
+      reads.push_back(call);
+  EXPECT_EQ(reads, (std::vector<std::string>{"step:0w", "start", "/step", "step:1", "start", "wait", "/step", "step:2",
+                                             "start", "wait", "/step", "wait", "/run"}));
+  ASSERT_EQ(run.losses.size(), 3u);
+
+  SeededFixture same_seed;  // the same losses as a host read each step would give
   ProbeSet none;
-  std::vector<std::string> syncs;
-  TrainerSpec spec;
-  spec.warmup_steps = 1;
-  spec.stopping.exact = true;
-  spec.stopping.max_steps = 3;
-  spec.synchronize = [&] { syncs.push_back("sync"); };
-  spec.sync_each_phase = [](int step) { return step != 2; };  // step 2 is "bare"
-  const TrainingRun run = Trainer(spec, none).run(f.model, f.optimizer, *f.workload, f.source, f.scaler);
-  // warm-up step 0, steps 1 and 3: one sync per phase (5); bare step 2: one at its end.
-  EXPECT_EQ(syncs.size(), 5u * 3 + 1);
-  ASSERT_EQ(run.step_ms.size(), 3u) << "measured steps only, each on the Trainer's own clock";
-  for (double ms : run.step_ms) EXPECT_GT(ms, 0);
+  const TrainingRun direct = Trainer(exact_spec(1, 2), none).run(same_seed.model, same_seed.optimizer,
+                                                                 *same_seed.workload, same_seed.source, same_seed.scaler);
+  EXPECT_EQ(run.losses, direct.losses);
+}
+
+TEST(Trainer, ALateNonFiniteLossNamesItsOwnStep) {
+  Fixture f;
+  std::vector<std::string> log;
+  ProbeSet none;
+  TrainerSpec spec = exact_spec(0, 5);
+  spec.loss_readback = std::make_shared<LoggedReadback>(
+      log, std::vector<double>{2.0, 1.9, std::numeric_limits<double>::infinity(), 1.7, 1.6});
+  try {
+    Trainer(spec, none).run(f.model, f.optimizer, *f.workload, f.source, f.scaler);
+    FAIL() << "inf loss was not detected";
+  } catch (const TrainingFailure& error) {
+    EXPECT_STREQ(error.what(), "loss became inf at step 2");
+  }
+  EXPECT_EQ(std::count(log.begin(), log.end(), "start"), 4) << "found while step 3 ran, not after the run";
 }
 
 TEST(Trainer, NonFiniteLossFailsTheConfigWithTheStep) {
