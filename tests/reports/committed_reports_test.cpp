@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <string>
 #include <vector>
 
@@ -55,6 +56,50 @@ TEST(CommittedReports, EveryReportFitsTheSchemaAndLoadsInCompare) {
   }
   // The CI baseline and the example runs at least: an empty walk would pass vacuously.
   EXPECT_GE(reports, 3) << files.size() << " JSON files found";
+}
+
+// "2.11.0+cu130" -> "2.11".
+std::string major_minor(const std::string& version) {
+  const auto first = version.find('.');
+  const auto second = first == std::string::npos ? first : version.find('.', first + 1);
+  return version.substr(0, second);
+}
+
+// The README.md in `file`'s folder or a folder above it, up to reports/examples: where a
+// record says what it was made with. Empty when there is none.
+std::string record_readme(const fs::path& file) {
+  const fs::path examples = fs::path(GPUBENCH_SOURCE_DIR) / "reports/examples";
+  for (fs::path dir = file.parent_path(); dir != examples && dir.has_relative_path(); dir = dir.parent_path()) {
+    if (fs::exists(dir / "README.md")) {
+      std::ifstream in(dir / "README.md");
+      return std::string(std::istreambuf_iterator<char>(in), {});
+    }
+  }
+  return "";
+}
+
+// An example made with another LibTorch than this build's is stale, unless a README beside
+// it says it records that LibTorch (a dated measurement, kept as evidence):
+// scripts/regenerate-examples.sh remakes each folder.
+TEST(CommittedReports, ExamplesAreFromThisBuildsLibTorchOrSayWhatTheyRecord) {
+  const std::string built = major_minor(GPUBENCH_TORCH_VERSION);
+  int current = 0;
+  for (const fs::path& file : committed_json_files()) {
+    if (file.string().find("/reports/examples/") == std::string::npos) continue;
+    std::ifstream in(file);
+    const nlohmann::json document = nlohmann::json::parse(in);
+    if (!document.contains("env")) continue;  // a ceilings file
+    const std::string made_with = major_minor(document["env"].value("torch_version", "unknown"));
+    if (made_with == built) {
+      ++current;
+      continue;
+    }
+    EXPECT_NE(record_readme(file).find("LibTorch " + made_with), std::string::npos)
+        << file << " was made with LibTorch " << made_with << ", this build's is " << built
+        << ": remake it (scripts/regenerate-examples.sh), or say in a README.md beside it that it records LibTorch "
+        << made_with;
+  }
+  EXPECT_GT(current, 0) << "no example comes from this build's LibTorch";
 }
 
 TEST(CommittedReports, TheCiBaselineHasTheConfigsCiPerfCheckRuns) {
