@@ -89,7 +89,11 @@ nlohmann::json classify_bottleneck(const nlohmann::json& row) {
     return verdict("h2d-bound", evidence, memory == "pageable" ? "use pinned host memory (the /pinned config)" : "");
   }
   const auto& ddp = row.value("ddp", nlohmann::json::object());
-  if (ddp.contains("exposed_comm_share") && ddp["exposed_comm_share"].get<double>() >= kCommBoundShare)
+  // The exposed share is host time from backward() returning to the last all-reduce's end:
+  // exact where backward's work is done when it returns (the CPU, --sync-phases), but on a
+  // CUDA step that runs ahead it includes the device's unfinished compute.
+  const bool exposed_is_comm = row.value("timing", nlohmann::json::object()).value("method", "host") != "events";
+  if (exposed_is_comm && ddp.contains("exposed_comm_share") && ddp["exposed_comm_share"].get<double>() >= kCommBoundShare)
     return verdict("comm-bound",
                    fmt::format("{} of each step waits for gradient all-reduce not hidden behind backward",
                                pct(ddp["exposed_comm_share"].get<double>())),

@@ -64,7 +64,7 @@ bool is_plain_number(const std::string& text, bool fraction) {
 // message: the flag, the value, and what was expected.
 struct RawFlags {
   std::string workload, preset = "default", steps, warmup, batch_size, threads, workers, seed, timeout;
-  std::string bucket_mb, comm_timeout, nproc, host_malloc, test_step_delay_ms;
+  std::string bucket_mb, comm_timeout, nproc, host_malloc, test_step_delay_ms, accumulate;
   std::vector<std::string> data;
 };
 
@@ -188,6 +188,7 @@ void apply_settings(const CLI::App& app, const RawFlags& raw, CliOptions& option
   if (given("--test-step-delay-ms"))
     s.test_step_delay_ms = parse_decimal("--test-step-delay-ms", raw.test_step_delay_ms, 0, 60000, "milliseconds");
   if (given("--nproc")) options.nproc = static_cast<int>(parse_integer("--nproc", raw.nproc, 1, 1024));
+  if (given("--accumulate")) options.accumulate = static_cast<int>(parse_integer("--accumulate", raw.accumulate, 1, 1024));
 }
 
 }  // namespace
@@ -237,6 +238,10 @@ CliOptions parse_command_line(int argc, const char* const* argv) {
   app.add_option("--trace", options.trace, "Write a Chrome trace-event JSON (Perfetto, chrome://tracing) of every config");
   app.add_option("--format", options.format, "stdout format: table | json | markdown (default: table on a terminal, else json)");
   app.add_flag("--strict", options.strict, "Exit 1 if any config failed");
+  app.add_option("--accumulate", raw.accumulate,
+                 "Gradient accumulation: K micro-batches of --batch-size per optimizer step for every config (ids gain "
+                 "accK; not graph configs); the loss of each is divided by K, DDP all-reduces once per optimizer step "
+                 "(default: 1)");
   app.add_option("--nproc", raw.nproc,
                  "Start N ranks of this command on this host, as torchrun --nproc-per-node N would (for ddp-N configs)");
   app.add_option("--child-config", options.child_config)->group("");

@@ -21,6 +21,7 @@ struct CliOptions {
   std::string format;  // empty = table on a TTY, json otherwise
   bool strict = false;
   int nproc = 0;  // --nproc N: start N ranks of this command here (0: run as one process)
+  int accumulate = 1;  // --accumulate K: micro-batches per optimizer step for every config
 
   // Hidden: set by the parent when it re-executes itself for one config.
   std::string child_config, child_result;

@@ -56,6 +56,7 @@ std::vector<Config> expand_configs(const CliOptions& options, const MachineCapab
   request.workloads = selected_workloads(options);
   request.known_workloads = workload_names();
   request.cuda_devices = machine.cuda.device_count;
+  request.accumulate = options.accumulate;
   return expand_matrix(request);
 }
 

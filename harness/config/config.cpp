@@ -1,5 +1,7 @@
 #include "config/config.h"
 
+#include <algorithm>
+#include <cctype>
 #include <sstream>
 
 #include "config/errors.h"
@@ -46,6 +48,20 @@ bool parse_parallel(const std::string& id, const std::string& text, Config& conf
   if (ranks < 1 || ranks > 1024) throw bad_id(id, "'" + text + "' needs a rank count 1..1024, e.g. ddp-2");
   config.parallel = ParallelMode::Ddp;
   config.world_size = ranks;
+  return true;
+}
+
+// Parses "accK" (K micro-batches per optimizer step) into the config; returns false if the
+// segment is not one.
+bool parse_accumulate(const std::string& id, const std::string& text, Config& config) {
+  if (text.rfind("acc", 0) != 0 || text.size() == 3 || !std::isdigit(static_cast<unsigned char>(text[3]))) return false;
+  const std::string count = text.substr(3);
+  int steps = 0;
+  if (count.size() <= 4 && std::all_of(count.begin(), count.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)); }))
+    steps = std::stoi(count);
+  if (steps < 2 || steps > 1024 || count[0] == '0')
+    throw bad_id(id, "'" + text + "' needs 2..1024 micro-batches per optimizer step, e.g. acc4 (acc1 is the plain config)");
+  config.accumulate = steps;
   return true;
 }
 
@@ -116,13 +132,14 @@ std::string Config::id() const {
   if (device == DeviceKind::Cuda) text += "/" + to_string(host_memory);
   if (parallel == ParallelMode::DataParallel) text += "/dp";
   if (parallel == ParallelMode::Ddp) text += "/ddp-" + std::to_string(world_size);
+  if (accumulate > 1) text += "/acc" + std::to_string(accumulate);
   if (variant != Variant::None) text += "/" + to_string(variant);
   return text;
 }
 
 Config Config::parse(const std::string& id) {
   const auto parts = split_text(id, '/');
-  if (parts.size() < 3 || parts.size() > 6) throw bad_id(id, "has " + std::to_string(parts.size()) + " segments");
+  if (parts.size() < 3 || parts.size() > 7) throw bad_id(id, "has " + std::to_string(parts.size()) + " segments");
   for (const auto& part : parts)
     if (part.empty()) throw bad_id(id, "has an empty segment");
   Config config;
@@ -145,7 +162,10 @@ Config Config::parse(const std::string& id) {
   if (next < parts.size() && parse_parallel(id, parts[next], config)) ++next;
   if (config.parallel != ParallelMode::Single && config.precision != Precision::Fp32)
     throw bad_id(id, "parallel modes are measured in fp32 only");
+  if (next < parts.size() && parse_accumulate(id, parts[next], config)) ++next;
   if (next < parts.size() && parse_variant(id, parts[next], config)) ++next;
+  if (config.accumulate > 1 && config.variant == Variant::CudaGraph)
+    throw bad_id(id, "'graph' captures one whole step of one batch: it does not take accK");
   if (next != parts.size()) throw bad_id(id, "segment '" + parts[next] + "' is not understood");
   return config;
 }

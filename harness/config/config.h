@@ -17,7 +17,7 @@ enum class ParallelMode { Single, DataParallel, Ddp };
 enum class Variant { None, AdamForeach, AdamFused, ChannelsLast, CudaGraph };
 
 // One point of the matrix: plain data with a stable id used as report key, NVTX name and
-// compare key. Grammar:  workload/device/precision[/hostmem][/parallel][/variant]
+// compare key. Grammar:  workload/device/precision[/hostmem][/parallel][/accK][/variant]
 //   cpu:  mlp/cpu/fp32   mlp/cpu/bf16   mlp/cpu/fp32/ddp-2
 //   cuda: cnn/cuda/fp32/pageable   cnn/cuda/amp-fp16/pinned   cnn/cuda/fp32/pinned/dp
 //         cnn/cuda/fp32/pinned/ddp-1  (host memory defaults to pinned when omitted)
@@ -25,6 +25,8 @@ enum class Variant { None, AdamForeach, AdamFused, ChannelsLast, CudaGraph };
 //         cnn/cpu/fp32/channels-last (cnn, resnet50)   mlp/cuda/fp32/pinned/graph (cuda only)
 //         Adam variants also under amp-fp16: mlp/cuda/amp-fp16/pinned/adam-fused
 //   tf32: cnn/cuda/tf32/pinned
+//   gradient accumulation, K = 2..1024 micro-batches per optimizer step: mlp/cpu/fp32/acc4
+//         gpt2/cuda/amp-bf16/pinned/acc4  mlp/cpu/fp32/ddp-2/acc4 (not with graph)
 struct Config {
   std::string workload;
   DeviceKind device = DeviceKind::Cpu;
@@ -33,6 +35,9 @@ struct Config {
   ParallelMode parallel = ParallelMode::Single;
   int world_size = 1;  // DDP ranks; 1 otherwise
   Variant variant = Variant::None;
+  // Micro-batches per optimizer step (`--accumulate K`, the id's accK): the loss of each is
+  // divided by K, gradients accumulate, the optimizer (and DDP's all-reduce) runs once.
+  int accumulate = 1;
 
   std::string id() const;
   // Throws UsageError naming the bad segment and what was expected.

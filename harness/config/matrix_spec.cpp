@@ -62,6 +62,14 @@ std::vector<Config> techniques(const std::string& workload, const MatrixRequest&
   // (compared with the eager fused-Adam row: the same kernels, launched one by one).
   configs.push_back(make(D::Cuda, P::AmpFp16, H::Pinned, M::Single, 1, V::AdamFused));
   configs.push_back(make(D::Cuda, P::Fp32, H::Pinned, M::Single, 1, V::CudaGraph));
+  // Gradient accumulation (4 micro-batches per optimizer step) against its plain row: on
+  // the GPU for every workload (where a large global batch must fit), on the CPU for mlp.
+  const auto accumulating = [](Config config) {
+    config.accumulate = 4;
+    return config;
+  };
+  if (workload == "mlp") configs.push_back(accumulating(make(D::Cpu, P::Fp32, H::Pageable, M::Single, 1)));
+  configs.push_back(accumulating(make(D::Cuda, P::Fp32, H::Pinned, M::Single, 1)));
   return configs;
 }
 
@@ -73,11 +81,12 @@ const std::vector<std::pair<std::string, GroupFilter>>& groups() {
       {"cpu", [](const Config& c) { return c.device == DeviceKind::Cpu; }},
       {"gpu", [](const Config& c) { return c.device == DeviceKind::Cuda; }},
       // fp32 baselines are included so every mixed-precision row has its comparison.
-      {"amp", [](const Config& c) { return c.parallel == ParallelMode::Single && c.variant == Variant::None && c.precision != Precision::Tf32 && (c.device == DeviceKind::Cpu || c.host_memory == HostMemory::Pinned); }},
-      {"pinned", [](const Config& c) { return c.device == DeviceKind::Cuda && c.precision == Precision::Fp32 && c.parallel == ParallelMode::Single && c.variant == Variant::None; }},
+      {"amp", [](const Config& c) { return c.accumulate == 1 && c.parallel == ParallelMode::Single && c.variant == Variant::None && c.precision != Precision::Tf32 && (c.device == DeviceKind::Cpu || c.host_memory == HostMemory::Pinned); }},
+      {"pinned", [](const Config& c) { return c.accumulate == 1 && c.device == DeviceKind::Cuda && c.precision == Precision::Fp32 && c.parallel == ParallelMode::Single && c.variant == Variant::None; }},
       // single-process baselines are included so dp and ddp rows have their comparison.
-      {"parallel", [](const Config& c) { return c.precision == Precision::Fp32 && c.variant == Variant::None && (c.device == DeviceKind::Cpu || c.host_memory == HostMemory::Pinned); }},
-      // The tuning knobs (fused/foreach Adam, channels_last, TF32, CUDA Graphs) with the rows they are compared against.
+      {"parallel", [](const Config& c) { return c.accumulate == 1 && c.precision == Precision::Fp32 && c.variant == Variant::None && (c.device == DeviceKind::Cpu || c.host_memory == HostMemory::Pinned); }},
+      // The tuning knobs (fused/foreach Adam, channels_last, TF32, CUDA Graphs, gradient
+      // accumulation) with the rows they are compared against.
       {"tuning", [](const Config& c) { return c.parallel == ParallelMode::Single && (c.precision == Precision::Fp32 || c.precision == Precision::Tf32 || (c.precision == Precision::AmpFp16 && c.device == DeviceKind::Cuda)) && (c.device == DeviceKind::Cpu || c.host_memory == HostMemory::Pinned); }},
   };
   return table;
@@ -150,6 +159,14 @@ std::vector<Config> expand_matrix(const MatrixRequest& request) {
       throw UsageError("config id '" + item + "': workload '" + config.workload + "' is unknown, expected one of " +
                        join_text(request.known_workloads, ", "));
     add_unique(configs, config);
+  }
+  if (request.accumulate > 1) {
+    std::vector<Config> accumulating;
+    for (Config config : configs) {
+      if (config.accumulate == 1 && config.variant != Variant::CudaGraph) config.accumulate = request.accumulate;
+      add_unique(accumulating, config);
+    }
+    configs = std::move(accumulating);
   }
   return configs;
 }

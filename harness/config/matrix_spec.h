@@ -15,6 +15,10 @@ struct MatrixRequest {
   std::vector<std::string> known_workloads;  // every workload this build has
   int cuda_devices = 0;                      // ddp-N on CUDA uses N = max(1, devices)
   int cpu_ddp_ranks = 2;
+  // --accumulate K (> 1): every config of the matrix takes K micro-batches per optimizer
+  // step (its id gains accK), except graph configs, which capture one batch, and ids that
+  // name their own accK.
+  int accumulate = 1;
 };
 
 std::vector<Config> expand_matrix(const MatrixRequest& request);

@@ -34,9 +34,9 @@ class FaultInjectingSync final : public GradientSync {
     int target = -1, step = -1;
     if (spec != nullptr && std::sscanf(spec, "%d:%d", &target, &step) == 2 && target == rank) kill_at_ = step;
   }
-  void begin_backward() override {
+  void begin_backward(bool accumulated) override {
     if (step_++ == kill_at_) ::raise(SIGKILL);
-    inner_.begin_backward();
+    inner_.begin_backward(accumulated);
   }
   void finish_backward() override { inner_.finish_backward(); }
 
@@ -49,7 +49,7 @@ class FaultInjectingSync final : public GradientSync {
 class ForwardingSync final : public GradientSync {
  public:
   explicit ForwardingSync(GradientSync& inner) : inner_(inner) {}
-  void begin_backward() override { inner_.begin_backward(); }
+  void begin_backward(bool accumulated) override { inner_.begin_backward(accumulated); }
   void finish_backward() override { inner_.finish_backward(); }
 
  private:

@@ -49,7 +49,7 @@ double GradientReducer::ms_since_begin(Clock::time_point when) const {
   return std::chrono::duration<double, std::milli>(when - backward_begin_).count();
 }
 
-void GradientReducer::begin_backward() {
+void GradientReducer::begin_backward(bool accumulated) {
   std::lock_guard<std::mutex> lock(mutex_);
   for (std::size_t b = 0; b < buckets_.size(); ++b) {
     Bucket& bucket = buckets_[b];
@@ -61,6 +61,7 @@ void GradientReducer::begin_backward() {
   }
   next_launch_ = 0;
   armed_ = true;
+  accumulated_ = accumulated;
   backward_begin_ = Clock::now();
 }
 
@@ -73,7 +74,14 @@ void GradientReducer::on_gradient(std::size_t parameter, const torch::Tensor& gr
   if (bucket.filled[slot]) return;  // already counted this step
   const GradientBucket& layout = plan_.buckets[b];
   torch::NoGradGuard no_grad;
-  bucket.flat.narrow(0, layout.offsets[slot], grad.numel()).copy_(grad.reshape({-1}));
+  // The hook sees this backward's gradient before autograd adds it to .grad: after
+  // no_sync micro-batches .grad holds their sum, and the bucket gets the whole sum.
+  torch::Tensor slot_view = bucket.flat.narrow(0, layout.offsets[slot], grad.numel());
+  const torch::Tensor& earlier = parameters_[parameter].grad();
+  if (accumulated_ && earlier.defined())
+    torch::add_out(slot_view, grad.reshape({-1}), earlier.reshape({-1}));
+  else
+    slot_view.copy_(grad.reshape({-1}));
   bucket.filled[slot] = true;
   if (--bucket.pending == 0) {
     bucket.ready = true;

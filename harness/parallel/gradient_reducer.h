@@ -49,7 +49,7 @@ class GradientReducer final : public GradientSync {
   GradientReducer(const GradientReducer&) = delete;
   GradientReducer& operator=(const GradientReducer&) = delete;
 
-  void begin_backward() override;
+  void begin_backward(bool accumulated) override;
   void finish_backward() override;
   const BucketPlan& plan() const { return plan_; }
 
@@ -85,6 +85,7 @@ class GradientReducer final : public GradientSync {
   std::mutex mutex_;  // autograd may run hooks on its own threads (one per device)
   std::size_t next_launch_ = 0;
   bool armed_ = false;
+  bool accumulated_ = false;  // this backward adds to gradients already in .grad
   Clock::time_point backward_begin_{};
 };
 

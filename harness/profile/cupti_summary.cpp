@@ -159,6 +159,7 @@ CuptiSummary summarize_cupti(const CuptiRecords& records, const std::vector<Step
     ++entry.first;
     entry.second += clipped.second - clipped.first;
     ++out.kernels_in_steps;
+    if (!launch) ++out.kernels_by_start_time;
   }
 
   std::vector<double> busy_share, kernel_count, gap_us, outside_ms;
@@ -274,6 +275,7 @@ nlohmann::json to_json(const CuptiSummary& s) {
           {"records",
            {{"kernels_total", s.kernels_total},
             {"kernels_in_measured_steps", s.kernels_in_steps},
+            {"kernels_placed_by_start_time", s.kernels_by_start_time},
             {"runtime_calls_in_measured_steps", s.runtime_calls_in_steps},
             {"untimed", s.untimed_records},
             {"dropped", s.dropped_records}}}};

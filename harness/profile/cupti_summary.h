@@ -68,6 +68,10 @@ struct CuptiSummary {
   Summary idle_gap_between_steps_us;
   // Bookkeeping, so a reader can tell how much was left out.
   std::size_t kernels_total = 0, kernels_in_steps = 0;
+  // Kernels in steps with no runtime launch record (a driver-API launch: NCCL, cuDNN's
+  // runtime-compiled kernels; or a dropped record): placed by start time, which is right
+  // only under --sync-phases.
+  std::size_t kernels_by_start_time = 0;
   std::size_t runtime_calls_in_steps = 0;
   std::size_t untimed_records = 0;  // CUPTI could not time them (start == end == 0)
   std::uint64_t dropped_records = 0;

@@ -1,5 +1,7 @@
 #include "profile/overhead_schedule.h"
 
+#include <algorithm>
+
 namespace gpubench {
 
 const char* to_string(InstrumentationLevel level) {
@@ -17,8 +19,9 @@ InstrumentationLevel OverheadSchedule::level_at(int step) const {
   return static_cast<InstrumentationLevel>(segment % levels);
 }
 
-bool OverheadSchedule::first_of_segment(int step) const {
-  return step >= warmup_steps && (step - warmup_steps) % segment_steps == 0;
+bool OverheadSchedule::in_switch(int step) const {
+  // Every segment keeps at least its last step, however short it is.
+  return step >= warmup_steps && (step - warmup_steps) % segment_steps < std::min(switch_steps, segment_steps - 1);
 }
 
 }  // namespace gpubench

@@ -40,6 +40,7 @@ nlohmann::json config_json(const Config& config) {
           {"host_memory", to_string(config.host_memory)},
           {"parallel", to_string(config.parallel)},
           {"world_size", config.world_size},
+          {"accumulate", config.accumulate},
           {"variant", to_string(config.variant)}};
 }
 
@@ -176,6 +177,7 @@ TrainerSpec trainer_spec(PreparedConfig& c) {
       return schedule.level_at(step) != InstrumentationLevel::Bare;
     };
   spec.loss_readback = c.plan.loss_readback;
+  spec.accumulate = c.config.accumulate;
   spec.test_delay_ms = c.settings->test_step_delay_ms;
   spec.config_id = c.config.id();
   spec.synchronize = c.plan.synchronize;
@@ -247,8 +249,12 @@ nlohmann::json describe_run(const PreparedConfig& c, const TrainingRun& run) {
   result["reason"] = "";
   nlohmann::json workload_json = c.workload->describe();
   workload_json["name"] = c.config.workload;
+  // With gradient accumulation batch_size is the micro-batch; an optimizer step sees
+  // the global batch: micro-batch x accumulation steps x ranks.
   workload_json["batch_size"] = c.sizes.batch_size;
-  workload_json["global_batch_size"] = c.sizes.batch_size * c.config.world_size;
+  workload_json["micro_batch_size"] = c.sizes.batch_size;
+  workload_json["accumulation_steps"] = c.config.accumulate;
+  workload_json["global_batch_size"] = c.sizes.batch_size * c.config.accumulate * c.config.world_size;
   workload_json["dataset_samples"] = c.dataset_samples;
   workload_json["data_source"] = c.data_source;
   if (const std::int64_t tokens = c.workload->tokens_per_sample(); tokens > 0) workload_json["tokens_per_sample"] = tokens;
@@ -325,7 +331,8 @@ nlohmann::json collect(PreparedConfig& c, const TrainingRun& run) {
                       cupti_overhead_note(c.config, *c.settings, c.probes.cupti.get()));
   if (device_spans) result["trace"] = {{"device_spans", device_spans->added}, {"device_spans_left_out", device_spans->left_out}};
   std::vector<double> samples_per_s;
-  const double global_batch = static_cast<double>(c.sizes.batch_size * c.config.world_size);
+  // Every micro-batch counts: samples (and FLOPs) per optimizer step of the global batch.
+  const double global_batch = static_cast<double>(c.sizes.batch_size * c.config.accumulate * c.config.world_size);
   for (double ms : step_ms) samples_per_s.push_back(global_batch * 1000.0 / ms);
   result["throughput"]["samples_per_s"] = to_json(summarize(samples_per_s));
   if (const std::int64_t tokens = c.workload->tokens_per_sample(); tokens > 0) {

@@ -13,9 +13,9 @@ class CudaLossReadback final : public LossReadback {
  public:
   void start(const torch::Tensor& loss) override {
     Pending pending;
-    // float64 on the device first: the host slot has one dtype whatever the loss's is.
-    pending.host = torch::empty({}, torch::TensorOptions().dtype(torch::kFloat64).pinned_memory(true));
-    pending.host.copy_(loss.detach().to(torch::kFloat64), /*non_blocking=*/true);
+    // In the loss's own dtype, as loss.item() copies it: no conversion kernel on the device.
+    pending.host = torch::empty({}, torch::TensorOptions().dtype(loss.scalar_type()).pinned_memory(true));
+    pending.host.copy_(loss.detach(), /*non_blocking=*/true);
     pending.copied = std::make_unique<at::cuda::CUDAEvent>(cudaEventDisableTiming);
     pending.copied->record(c10::cuda::getCurrentCUDAStream(loss.device().index()));
     pending_.push_back(std::move(pending));

@@ -45,7 +45,7 @@ std::vector<std::vector<double>> split_by_level(const OverheadSchedule& schedule
   std::vector<std::vector<double>> by_level(static_cast<std::size_t>(schedule.levels));
   for (std::size_t i = 0; i < values.size(); ++i) {
     const int step = schedule.warmup_steps + static_cast<int>(i);
-    if (!schedule.first_of_segment(step)) by_level[static_cast<std::size_t>(schedule.level_at(step))].push_back(values[i]);
+    if (!schedule.in_switch(step)) by_level[static_cast<std::size_t>(schedule.level_at(step))].push_back(values[i]);
   }
   return by_level;
 }
@@ -60,7 +60,7 @@ nlohmann::json overhead_json(const OverheadSchedule& schedule, const std::vector
   for (const auto& steps : by_level) excluded -= steps.size();
   nlohmann::json out = {{"segment_steps", schedule.segment_steps},
                         {"excluded_steps", excluded},
-                        {"excluded_why", "the first step of each segment pays for the switch of level"},
+                        {"excluded_why", "the first steps of each segment: the first pays for the switch of level, the second for a device queue a synchronising switch emptied"},
                         {"confidence", kConfidence},
                         {"levels", nlohmann::json::array()}};
   const std::vector<double>& bare = by_level[0];

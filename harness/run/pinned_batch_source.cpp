@@ -114,7 +114,7 @@ struct PinnedBatchSource::State {
 PinnedBatchSource::PinnedBatchSource(std::unique_ptr<BatchSource> host, torch::Device device,
                                      std::shared_ptr<H2dCopyStats> stats)
     : state_(std::make_unique<State>(std::move(host), device, std::move(stats))) {
-  // At run end the copies of the last steps are done (the trainer synchronised): record them.
+  // At run end the copies of the last steps are recorded too (retire waits for each one).
   if (State* s = state_.get(); s->stats)
     s->stats->set_drain([s] {
       for (auto& slot : s->slots) s->retire(slot);

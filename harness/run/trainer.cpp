@@ -1,5 +1,6 @@
 #include "run/trainer.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <optional>
@@ -29,29 +30,42 @@ torch::Tensor Trainer::input_of(const Batch& batch) const {
 }
 
 torch::Tensor Trainer::eager_step(Model& model, torch::optim::Optimizer& optimizer, const Workload& workload,
-                                  const Batch& batch, LossScaler& scaler, TrainingRun& run) {
-  torch::Tensor loss = phase(Phase::Forward, [&] {
-    if (spec_.test_delay_ms > 0)
-      std::this_thread::sleep_for(std::chrono::duration<double, std::milli>(spec_.test_delay_ms));
-    AutocastScope autocast(spec_.device.type(), spec_.autocast_dtype, spec_.autocast);
-    const torch::Tensor input = input_of(batch);
-    const auto output = spec_.data_parallel_devices.empty() ? model.forward(input)
-                                                             : model.data_parallel_forward(input, spec_.data_parallel_devices);
-    return workload.loss(output, batch.target);
-  });
-  phase(Phase::Backward, [&] {
-    optimizer.zero_grad();  // set_to_none, as Python: no memset per parameter
-    if (spec_.gradient_sync) spec_.gradient_sync->begin_backward();
-    scaler.scale(loss).backward();
-    // DDP's wait for the last all-reduce belongs to Backward: exposed communication
-    // shows as backward time and the Optimizer phase stays comparable to one process.
-    if (spec_.gradient_sync) spec_.gradient_sync->finish_backward();
-  });
+                                  BatchSource& source, LossScaler& scaler, Batch& last_batch) {
+  const int micro_batches = std::max(1, spec_.accumulate);
+  torch::Tensor step_loss;  // the mean of the micro-batches' losses, for the curve
+  for (int micro = 0; micro < micro_batches; ++micro) {
+    Batch host = phase(Phase::Data, [&] { return source.next(); });
+    Batch batch = phase(Phase::H2D, [&] { return source.to_device(std::move(host)); });
+    torch::Tensor loss = phase(Phase::Forward, [&] {
+      if (spec_.test_delay_ms > 0)
+        std::this_thread::sleep_for(std::chrono::duration<double, std::milli>(spec_.test_delay_ms));
+      AutocastScope autocast(spec_.device.type(), spec_.autocast_dtype, spec_.autocast);
+      const torch::Tensor input = input_of(batch);
+      const auto output = spec_.data_parallel_devices.empty() ? model.forward(input)
+                                                               : model.data_parallel_forward(input, spec_.data_parallel_devices);
+      const torch::Tensor full = workload.loss(output, batch.target);
+      // Each micro-batch's share of the optimizer step's gradient, as a Python loop's
+      // `(loss / K).backward()`.
+      return micro_batches > 1 ? full / micro_batches : full;
+    });
+    const bool last = micro == micro_batches - 1;
+    phase(Phase::Backward, [&] {
+      if (micro == 0) optimizer.zero_grad();  // set_to_none, as Python: no memset per parameter
+      // DDP all-reduces once per optimizer step: the earlier micro-batches run no_sync.
+      if (spec_.gradient_sync && last) spec_.gradient_sync->begin_backward(/*accumulated=*/micro > 0);
+      scaler.scale(loss).backward();
+      // DDP's wait for the last all-reduce belongs to Backward: exposed communication
+      // shows as backward time and the Optimizer phase stays comparable to one process.
+      if (spec_.gradient_sync && last) spec_.gradient_sync->finish_backward();
+    });
+    step_loss = micro == 0 ? loss.detach() : step_loss + loss.detach();
+    last_batch = std::move(batch);
+  }
   phase(Phase::Optimizer, [&] {
-    scaler.step(optimizer);  // skips are counted at the end: a fused kernel decides on the device
+    scaler.step(optimizer);  // once per optimizer step: GradScaler unscales the accumulated gradients once
     scaler.update();
   });
-  return loss;
+  return step_loss;
 }
 
 void Trainer::capture_step(Model& model, torch::optim::Optimizer& optimizer, const Workload& workload,
@@ -116,13 +130,15 @@ TrainingRun Trainer::run(Model& model, torch::optim::Optimizer& optimizer, const
     sync_phases_ = spec_.sync_each_phase ? spec_.sync_each_phase(step) : spec_.sync_phases;
     const auto step_start = std::chrono::steady_clock::now();
     probes_.step_begin(step, measured);
-    Batch host = phase(Phase::Data, [&] { return source.next(); });
-    const bool replay = spec_.graph && spec_.graph->captured();
-    Batch batch = phase(Phase::H2D, [&] {
-      Batch on_device = source.to_device(std::move(host));
-      return replay ? into_static_input(std::move(on_device)) : on_device;
-    });
-    torch::Tensor loss = replay ? replayed_step() : eager_step(model, optimizer, workload, batch, scaler, run);
+    Batch batch;
+    torch::Tensor loss;
+    if (spec_.graph && spec_.graph->captured()) {
+      Batch host = phase(Phase::Data, [&] { return source.next(); });
+      batch = phase(Phase::H2D, [&] { return into_static_input(source.to_device(std::move(host))); });
+      loss = replayed_step();
+    } else {
+      loss = eager_step(model, optimizer, workload, source, scaler, batch);
+    }
     // This step's loss starts towards the host; the previous step's is read now that this
     // one is queued. The wait is inside the step, as in a real loop: a step's time is the
     // loop's period, the device's throughput once the host runs ahead.

@@ -49,6 +49,9 @@ struct TrainerSpec {
   CudaGraphStep* graph = nullptr;
   // Set for DDP: averages gradients across ranks inside the Backward phase.
   GradientSync* gradient_sync = nullptr;
+  // Micro-batches per optimizer step (Config::accumulate): each step runs data, H2D,
+  // forward and backward this many times, then the optimizer once.
+  int accumulate = 1;
   // Set for budgeted DDP: called once after warm-up with the last warm-up step's ms;
   // returns the measured step count every rank runs (DdpSession::agree_on_step_count).
   std::function<int(double last_warmup_ms)> agree_on_step_count;
@@ -69,7 +72,8 @@ struct TrainingRun {
 };
 
 // The seed's loop: next batch -> to device -> forward (autocast) -> loss -> zero_grad /
-// backward (scaled) -> optimizer step; each phase a named scope that every probe sees.
+// backward (scaled) -> optimizer step; each phase a named scope that every probe sees
+// (with gradient accumulation the first four repeat per micro-batch inside one step).
 class Trainer {
  public:
   Trainer(TrainerSpec spec, Probe& probes) : spec_(std::move(spec)), probes_(probes) {}
@@ -80,9 +84,11 @@ class Trainer {
   template <class Body>
   auto phase(Phase phase, Body&& body);
   torch::Tensor input_of(const Batch& batch) const;
-  // Forward (autocast) -> loss -> zero_grad/backward (scaled) -> optimizer step, a phase each.
+  // `accumulate` times data -> H2D -> forward (autocast, loss / K) -> backward (scaled,
+  // gradients accumulating), then one optimizer step; a phase each. Returns the step's
+  // loss (the micro-batches' mean); `last_batch` gets the last micro-batch on the device.
   torch::Tensor eager_step(Model& model, torch::optim::Optimizer& optimizer, const Workload& workload,
-                           const Batch& batch, LossScaler& scaler, TrainingRun& run);
+                           BatchSource& source, LossScaler& scaler, Batch& last_batch);
   // Records that step into spec_.graph on static copies of `example`; runs nothing.
   void capture_step(Model& model, torch::optim::Optimizer& optimizer, const Workload& workload, const Batch& example);
   // Copies a device batch into the graph's static input (in the H2D phase); returns it.

@@ -13,7 +13,9 @@ TEST(ConfigId, RoundTripsEveryCanonicalForm) {
                                "cnn/cuda/fp32/pinned/dp", "transformer/cuda/fp32/pinned/ddp-8", "cnn/cuda/tf32/pinned",
                                "mlp/cpu/fp32/adam-foreach", "mlp/cuda/fp32/pinned/adam-fused", "cnn/cpu/fp32/channels-last",
                                "cnn/cuda/tf32/pinned/channels-last", "mlp/cuda/fp32/pinned/graph",
-                               "cnn/cuda/tf32/pinned/graph", "mlp/cuda/amp-fp16/pinned/adam-fused"})
+                               "cnn/cuda/tf32/pinned/graph", "mlp/cuda/amp-fp16/pinned/adam-fused", "mlp/cpu/fp32/acc4",
+                               "mlp/cpu/fp32/ddp-2/acc4", "gpt2/cuda/amp-bf16/pinned/acc16",
+                               "mlp/cuda/fp32/pinned/acc2/adam-fused"})
     EXPECT_EQ(Config::parse(id).id(), id);
 }
 
@@ -37,6 +39,8 @@ TEST(ConfigId, ParsesFields) {
   EXPECT_EQ(Config::parse("cnn/cuda/fp32/channels-last").id(), "cnn/cuda/fp32/pinned/channels-last");
   EXPECT_EQ(Config::parse("cnn/cuda/tf32").precision, Precision::Tf32);
   EXPECT_EQ(Config::parse("mlp/cuda/fp32/graph").variant, Variant::CudaGraph);
+  EXPECT_EQ(Config::parse("mlp/cpu/fp32").accumulate, 1);
+  EXPECT_EQ(Config::parse("mlp/cpu/fp32/ddp-2/acc8").accumulate, 8);
 }
 
 void expect_rejected(const std::string& id, const std::string& fragment) {
@@ -65,6 +69,12 @@ TEST(ConfigId, RejectsBadIdsNamingTheProblem) {
   expect_rejected("mlp/cpu/fp32/channels-last", "image workloads cnn and resnet50 only");
   EXPECT_EQ(Config::parse("resnet50/cuda/fp32/channels-last").id(), "resnet50/cuda/fp32/pinned/channels-last");
   expect_rejected("mlp/cpu/fp32/ddp-2/adam-fused", "single process only");
+  expect_rejected("mlp/cpu/fp32/acc1", "2..1024 micro-batches");
+  expect_rejected("mlp/cpu/fp32/acc0", "2..1024 micro-batches");
+  expect_rejected("mlp/cpu/fp32/acc04", "2..1024 micro-batches");
+  expect_rejected("mlp/cpu/fp32/acc2000", "2..1024 micro-batches");
+  expect_rejected("mlp/cpu/fp32/accx", "not understood");
+  expect_rejected("mlp/cuda/fp32/pinned/acc4/graph", "does not take accK");
   expect_rejected("mlp/cpu/bf16/adam-fused", "fp32 or tf32 (or amp-fp16)");
   expect_rejected("mlp/cuda/amp-bf16/adam-foreach", "fp32 or tf32 (or amp-fp16)");
   expect_rejected("cnn/cuda/amp-fp16/channels-last", "fp32 or tf32, against");

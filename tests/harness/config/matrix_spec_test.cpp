@@ -28,8 +28,9 @@ TEST(MatrixSpec, AllHasEveryTechniqueOfTheMissionForEachWorkload) {
   const auto all = ids(configs);
   // 10 techniques x 3 workloads; Adam variants on CUDA for all (2 each, plus fused under
   // amp-fp16) and on the CPU for mlp (2), channels_last on both for the CNN (2), the CUDA
-  // Graph step for all (1 each): no duplicates.
-  EXPECT_EQ(configs.size(), 30u + 9u + 2u + 2u + 3u);
+  // Graph step for all (1 each), gradient accumulation on CUDA for all and on the CPU for
+  // mlp (4 in all): no duplicates.
+  EXPECT_EQ(configs.size(), 30u + 9u + 2u + 2u + 3u + 4u);
   for (const std::string w : {"mlp", "cnn", "transformer"})
     for (const std::string t : {"cpu/fp32", "cpu/bf16", "cpu/fp32/ddp-2", "cuda/fp32/pageable", "cuda/fp32/pinned",
                                 "cuda/amp-fp16/pinned", "cuda/amp-bf16/pinned", "cuda/tf32/pinned", "cuda/fp32/pinned/dp",
@@ -37,8 +38,9 @@ TEST(MatrixSpec, AllHasEveryTechniqueOfTheMissionForEachWorkload) {
       EXPECT_TRUE(all.count(w + "/" + t)) << w + "/" + t;
   for (const std::string w : {"mlp", "cnn", "transformer"})
     for (const std::string t : {"cuda/fp32/pinned/adam-foreach", "cuda/fp32/pinned/adam-fused",
-                                "cuda/amp-fp16/pinned/adam-fused", "cuda/fp32/pinned/graph"})
+                                "cuda/amp-fp16/pinned/adam-fused", "cuda/fp32/pinned/graph", "cuda/fp32/pinned/acc4"})
       EXPECT_TRUE(all.count(w + "/" + t)) << w + "/" + t;
+  EXPECT_TRUE(all.count("mlp/cpu/fp32/acc4"));
   EXPECT_TRUE(all.count("mlp/cpu/fp32/adam-foreach") && all.count("mlp/cpu/fp32/adam-fused"));
   EXPECT_TRUE(all.count("cnn/cpu/fp32/channels-last") && all.count("cnn/cuda/fp32/pinned/channels-last"));
   EXPECT_FALSE(all.count("cnn/cpu/fp32/adam-fused")) << "0.3% of a CNN step: runnable by id, not in all";
@@ -53,11 +55,11 @@ TEST(MatrixSpec, TheStandardWorkloadsHaveEveryTechniqueThatAppliesToThem) {
     for (const std::string t : {"cpu/fp32", "cpu/bf16", "cpu/fp32/ddp-2", "cuda/fp32/pageable", "cuda/fp32/pinned",
                                 "cuda/amp-fp16/pinned", "cuda/amp-bf16/pinned", "cuda/tf32/pinned", "cuda/fp32/pinned/dp",
                                 "cuda/fp32/pinned/ddp-1", "cuda/fp32/pinned/adam-foreach", "cuda/fp32/pinned/adam-fused",
-                                "cuda/amp-fp16/pinned/adam-fused", "cuda/fp32/pinned/graph"})
+                                "cuda/amp-fp16/pinned/adam-fused", "cuda/fp32/pinned/graph", "cuda/fp32/pinned/acc4"})
       EXPECT_TRUE(all.count(w + "/" + t)) << w + "/" + t;
   EXPECT_TRUE(all.count("resnet50/cpu/fp32/channels-last") && all.count("resnet50/cuda/fp32/pinned/channels-last"));
   EXPECT_FALSE(all.count("gpt2/cuda/fp32/pinned/channels-last")) << "no 4-d tensors";
-  EXPECT_EQ(all.size(), 2u * 14u + 2u);
+  EXPECT_EQ(all.size(), 2u * 15u + 2u);
 }
 
 TEST(MatrixSpec, NamedIdsAreThoseTheSpecListsOneByOneNormalised) {
@@ -75,7 +77,7 @@ TEST(MatrixSpec, GpuDdpUsesEveryVisibleDevice) {
 TEST(MatrixSpec, GroupsSelectTheirTechniquesAndBaselines) {
   EXPECT_EQ(ids(expand_matrix(request("cpu", {"mlp"}))),
             (std::set<std::string>{"mlp/cpu/fp32", "mlp/cpu/bf16", "mlp/cpu/fp32/ddp-2", "mlp/cpu/fp32/adam-foreach",
-                                   "mlp/cpu/fp32/adam-fused"}));
+                                   "mlp/cpu/fp32/adam-fused", "mlp/cpu/fp32/acc4"}));
   EXPECT_EQ(ids(expand_matrix(request("pinned", {"cnn"}))),
             (std::set<std::string>{"cnn/cuda/fp32/pageable", "cnn/cuda/fp32/pinned"}));
   const auto amp = ids(expand_matrix(request("amp", {"cnn"})));
@@ -94,7 +96,18 @@ TEST(MatrixSpec, GroupsSelectTheirTechniquesAndBaselines) {
                                    "cnn/cuda/tf32/pinned", "cnn/cuda/fp32/pinned/channels-last",
                                    "cnn/cuda/fp32/pinned/adam-foreach", "cnn/cuda/fp32/pinned/adam-fused",
                                    "cnn/cuda/amp-fp16/pinned", "cnn/cuda/amp-fp16/pinned/adam-fused",
-                                   "cnn/cuda/fp32/pinned/graph"}));
+                                   "cnn/cuda/fp32/pinned/graph", "cnn/cuda/fp32/pinned/acc4"}));
+  for (const std::string group : {"amp", "pinned", "parallel"})
+    for (const auto& config : expand_matrix(request(group))) EXPECT_EQ(config.accumulate, 1) << group;
+}
+
+// --accumulate K: every config takes K micro-batches, except graph configs and ids that
+// name their own accK.
+TEST(MatrixSpec, AccumulateAppliesToEveryConfigButGraphsAndExplicitOnes) {
+  MatrixRequest r = request("mlp/cpu/fp32,mlp/cpu/fp32/acc2,mlp/cuda/fp32/pinned/graph,mlp/cpu/fp32/ddp-2", {"mlp"});
+  r.accumulate = 8;
+  EXPECT_EQ(ids(expand_matrix(r)), (std::set<std::string>{"mlp/cpu/fp32/acc8", "mlp/cpu/fp32/acc2",
+                                                           "mlp/cuda/fp32/pinned/graph", "mlp/cpu/fp32/ddp-2/acc8"}));
 }
 
 TEST(MatrixSpec, IdListsAndGroupsMixWithoutDuplicates) {
@@ -102,8 +115,8 @@ TEST(MatrixSpec, IdListsAndGroupsMixWithoutDuplicates) {
   EXPECT_EQ(configs.front().id(), "mlp/cpu/fp32");
   EXPECT_EQ(ids(configs), (std::set<std::string>{"mlp/cpu/fp32", "mlp/cpu/bf16", "mlp/cpu/fp32/ddp-2",
                                                  "mlp/cpu/fp32/adam-foreach", "mlp/cpu/fp32/adam-fused",
-                                                 "cnn/cuda/amp-fp16/pinned"}));
-  EXPECT_EQ(configs.size(), 6u);
+                                                 "mlp/cpu/fp32/acc4", "cnn/cuda/amp-fp16/pinned"}));
+  EXPECT_EQ(configs.size(), 7u);
 }
 
 TEST(MatrixSpec, WorkloadFilterKeepsOrder) {

@@ -79,6 +79,26 @@ TEST(DdpEndToEnd, MatrixRunsTwoRanksAndReportsTheirMergedNumbers) {
   EXPECT_TRUE((*row)["checkpoint"]["parameters_equal"].get<bool>());
 }
 
+// Gradient accumulation under DDP: 4 micro-batches a step, one all-reduce per optimizer
+// step on each rank (PyTorch's no_sync for the first three), every micro-batch counted.
+TEST(DdpEndToEnd, AccumulatingRanksAllReduceOncePerOptimizerStep) {
+  const std::string dir = test_support::make_temp_dir("ddp-acc");
+  const auto run = gpubench("", "--matrix mlp/cpu/fp32/ddp-2 --accumulate 4" + kQuick + " --out " + dir + "/report.json");
+  ASSERT_EQ(run.exit_code, 0) << run.output;
+  const auto report = read_json(dir + "/report.json");
+  EXPECT_EQ(test_support::schema_violations(report, GPUBENCH_REPORT_SCHEMA), "");
+  const auto* row = find_row(report, "mlp/cpu/fp32/ddp-2/acc4");
+  ASSERT_NE(row, nullptr) << report.dump();
+  ASSERT_EQ((*row)["status"], "ok") << row->dump();
+  EXPECT_EQ((*row)["ddp"]["comm_ms"]["count"], 2 * 3) << "2 ranks x 3 optimizer steps, not x 4 micro-batches";
+  for (const auto& rank : (*row)["ddp"]["per_rank"]) EXPECT_EQ(rank["comm_ms"]["count"], 3) << rank.dump();
+  EXPECT_EQ((*row)["workload"]["micro_batch_size"], 64);
+  EXPECT_EQ((*row)["workload"]["accumulation_steps"], 4);
+  EXPECT_EQ((*row)["workload"]["global_batch_size"], 64 * 4 * 2);
+  EXPECT_EQ((*row)["config"]["accumulate"], 4);
+  EXPECT_EQ((*row)["loss"]["curve"].size(), 4u) << "one loss per optimizer step";
+}
+
 // Without --steps the ranks agree after warm-up on the count that fits the budget: 5 s
 // (quick) over a 1.0-1.25 s step (the test-only delay) is 4 or 5 steps, between min_steps
 // (3) and the ranks' cap (15).

@@ -99,6 +99,7 @@ TEST(CuptiSummary, KernelsBelongToThePhaseAndStepThatLaunchedThem) {
                                            {1, Phase::Forward, 3'000'000, 3'400'000}};
   const CuptiSummary s = summarize_cupti(records, two_steps(), phases);
   EXPECT_EQ(s.kernels_in_steps, 3u);
+  EXPECT_EQ(s.kernels_by_start_time, 0u);
   const auto& forward = s.kernel_ms_by_phase[static_cast<std::size_t>(Phase::Forward)];
   const auto& backward = s.kernel_ms_by_phase[static_cast<std::size_t>(Phase::Backward)];
   EXPECT_DOUBLE_EQ(forward.total_ms, 0.3 + 0.3);

@@ -23,13 +23,13 @@ TEST(OverheadSchedule, WarmupRunsFullyInstrumentedThenLevelsCycleInSegments) {
   EXPECT_EQ(levels_of(schedule, 2 + 12), "11" "000111000111");
 }
 
-TEST(OverheadSchedule, FirstStepOfEachSegmentIsMarkedNeverAWarmupStep) {
+TEST(OverheadSchedule, FirstStepsOfEachSegmentAreMarkedNeverAWarmupStep) {
   OverheadSchedule schedule;
   schedule.warmup_steps = 1;
-  schedule.segment_steps = 2;
+  schedule.segment_steps = 3;
   std::string marks;
-  for (int step = 0; step < 7; ++step) marks += schedule.first_of_segment(step) ? 'x' : '.';
-  EXPECT_EQ(marks, ".x.x.x.");
+  for (int step = 0; step < 8; ++step) marks += schedule.in_switch(step) ? 'x' : '.';
+  EXPECT_EQ(marks, ".xx.xx.x");
 }
 
 TEST(OverheadSchedule, RoundsCountEveryLevelsSegments) {

@@ -9,14 +9,11 @@
 
 #include "device/cuda_memory_stats.h"
 #include "device/torch_cuda.h"
+#include "support/require_cuda.h"
 #include "run/cuda_graph_step.h"
 
 namespace gpubench {
 namespace {
-
-#define REQUIRE_CUDA()                                                     \
-  if (const auto why = torch_cuda_unavailable_reason(); why.has_value()) \
-  GTEST_SKIP() << *why
 
 const torch::Device kCuda0(torch::kCUDA, 0);
 constexpr std::int64_t kBlockFloats = 16 << 20;  // 64 MiB: its own segment, far above rounding

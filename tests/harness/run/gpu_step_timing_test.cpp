@@ -7,14 +7,11 @@
 
 #include "config/run_settings.h"
 #include "device/torch_cuda.h"
+#include "support/require_cuda.h"
 #include "run/config_runner.h"
 
 namespace gpubench {
 namespace {
-
-#define REQUIRE_CUDA()                                                     \
-  if (const auto why = torch_cuda_unavailable_reason(); why.has_value()) \
-  GTEST_SKIP() << *why
 
 nlohmann::json run_mlp(bool sync_phases, bool cupti) {
   RunSettings settings;

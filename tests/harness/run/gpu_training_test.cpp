@@ -10,6 +10,7 @@
 #include "config/run_settings.h"
 #include "device/cuda_memory_stats.h"
 #include "device/torch_cuda.h"
+#include "support/require_cuda.h"
 #include "run/config_runner.h"
 #include "run/grad_scaler.h"
 #include "run/pinned_batch_source.h"
@@ -17,10 +18,6 @@
 
 namespace gpubench {
 namespace {
-
-#define REQUIRE_CUDA()                                                     \
-  if (const auto why = torch_cuda_unavailable_reason(); why.has_value()) \
-  GTEST_SKIP() << *why
 
 const torch::Device kCuda0(torch::kCUDA, 0);
 

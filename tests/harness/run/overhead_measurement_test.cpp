@@ -18,7 +18,7 @@ std::vector<double> synthetic_steps(const OverheadSchedule& schedule, int steps,
   for (int i = 0; i < steps; ++i) {
     const int step = schedule.warmup_steps + i;
     const double level_cost = cost[static_cast<std::size_t>(schedule.level_at(step))];
-    out.push_back(base_ms * (1 + level_cost) * (1 + noise(rng)) * (schedule.first_of_segment(step) ? 10 : 1));
+    out.push_back(base_ms * (1 + level_cost) * (1 + noise(rng)) * (schedule.in_switch(step) ? 10 : 1));
   }
   return out;
 }
@@ -37,17 +37,17 @@ TEST(OverheadMeasurement, CheapTimersAreWithinTargetAndCostlyCuptiIsOver) {
   std::vector<double> probe_us;
   for (std::size_t i = 0; i < steps.size(); ++i) {
     const int step = schedule.warmup_steps + static_cast<int>(i);
-    probe_us.push_back(schedule.first_of_segment(step) ? 2000 : schedule.level_at(step) == InstrumentationLevel::Bare ? 0.5 : 30);
+    probe_us.push_back(schedule.in_switch(step) ? 2000 : schedule.level_at(step) == InstrumentationLevel::Bare ? 0.5 : 30);
   }
   const nlohmann::json overhead = overhead_json(schedule, steps, probe_us, "");
-  EXPECT_EQ(overhead["excluded_steps"], 24) << "first of each of 24 segments";
+  EXPECT_EQ(overhead["excluded_steps"], 48) << "the first two of each of 24 segments";
   EXPECT_DOUBLE_EQ(level(overhead, "bare")["probe_cpu_us_per_step"].get<double>(), 0.5);
   EXPECT_DOUBLE_EQ(level(overhead, "timers_nvtx")["probe_cpu_us_per_step"].get<double>(), 30);
   EXPECT_NEAR(level(overhead, "timers_nvtx")["probe_cpu_share_of_step"].get<double>(), 0.030 / 20.0, 1e-4)
       << "30 us of a ~20 ms step";
   ASSERT_EQ(overhead["levels"].size(), 3u);
   const auto& bare = level(overhead, "bare");
-  EXPECT_EQ(bare["steps"], 32);
+  EXPECT_EQ(bare["steps"], 24);
   EXPECT_NEAR(bare["median_step_ms"].get<double>(), 20.0, 0.2);
   EXPECT_FALSE(bare.contains("overhead"));
 

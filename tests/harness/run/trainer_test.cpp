@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <limits>
 
 #include "profile/phase_timer.h"
@@ -238,6 +239,50 @@ TEST(Trainer, NonFiniteLossFailsTheConfigWithTheStep) {
   } catch (const TrainingFailure& error) {
     EXPECT_STREQ(error.what(), "loss became NaN at step 0");
   }
+}
+
+// The same 4B samples, once as one batch, once as 4 accumulated micro-batches of B.
+class FixedBatches final : public BatchSource {
+ public:
+  FixedBatches(torch::Tensor data, torch::Tensor target, std::int64_t batch)
+      : data_(std::move(data)), target_(std::move(target)), batch_(batch) {}
+  Batch next() override {
+    const std::int64_t start = (next_++ * batch_) % data_.size(0);
+    return Batch(data_.narrow(0, start, batch_), target_.narrow(0, start, batch_));
+  }
+  Batch to_device(Batch host) override { return host; }
+
+ private:
+  torch::Tensor data_, target_;
+  std::int64_t batch_;
+  std::int64_t next_ = 0;
+};
+
+TEST(Trainer, FourAccumulatedMicroBatchesStepAsOneBatchOfFourTimesTheSize) {
+  torch::manual_seed(3);
+  const torch::Tensor data = torch::randn({64, 1, 28, 28});
+  const torch::Tensor target = torch::randint(0, 10, {64});
+  const auto parameters_after_one_step = [&](int accumulate, std::int64_t batch) {
+    SeededFixture f;
+    FixedBatches source(data, target, batch);
+    // SGD: the update is the gradient itself (Adam's first step is about lr * sign(g), which
+    // would hide a wrong gradient and flip on a near-zero one).
+    torch::optim::SGD sgd(f.model.module->parameters(), torch::optim::SGDOptions(0.1));
+    ProbeSet none;
+    TrainerSpec spec = exact_spec(0, 1);
+    spec.accumulate = accumulate;
+    const TrainingRun run = Trainer(spec, none).run(f.model, sgd, *f.workload, source, f.scaler);
+    EXPECT_EQ(run.losses.size(), 1u);
+    std::vector<torch::Tensor> parameters;
+    for (const auto& p : f.model.module->parameters()) parameters.push_back(p.detach().clone());
+    return std::make_pair(parameters, run.losses[0]);
+  };
+  const auto [accumulated, accumulated_loss] = parameters_after_one_step(4, 16);
+  const auto [whole, whole_loss] = parameters_after_one_step(1, 64);
+  ASSERT_EQ(accumulated.size(), whole.size());
+  for (std::size_t i = 0; i < whole.size(); ++i)
+    EXPECT_TRUE(torch::allclose(accumulated[i], whole[i], /*rtol=*/1e-5, /*atol=*/1e-6)) << "parameter " << i;
+  EXPECT_NEAR(accumulated_loss, whole_loss, 1e-5 * std::abs(whole_loss)) << "the step's loss is the micro-batches' mean";
 }
 
 TEST(Checkpoint, RoundTripIsBitwiseAndDetectsADifference) {

@@ -1,0 +1,10 @@
+#pragma once
+// For the GPU tests (ctest label gpu): skip, with LibTorch's own reason, where no CUDA
+// device is visible; on the GPU machine they run.
+#include <gtest/gtest.h>
+
+#include "device/torch_cuda.h"
+
+#define REQUIRE_CUDA()                                                                   \
+  if (const auto why = ::gpubench::torch_cuda_unavailable_reason(); why.has_value()) \
+  GTEST_SKIP() << *why
