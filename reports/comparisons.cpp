@@ -37,6 +37,9 @@ const std::vector<PairRule>& pair_rules() {
       {"channels_last_vs_contiguous", "cuda/fp32/pinned", "cuda/fp32/pinned/channels-last"},
       {"adam_fused_vs_loop", "cuda/amp-fp16/pinned", "cuda/amp-fp16/pinned/adam-fused"},
       {"graph_vs_eager", "cuda/fp32/pinned/adam-fused", "cuda/fp32/pinned/graph"},
+      // Activation checkpointing: the memory ratio is what it is for, the speedup its price.
+      {"ckpt_vs_plain", "cpu/fp32", "cpu/fp32/ckpt"},
+      {"ckpt_vs_plain", "cuda/fp32/pinned", "cuda/fp32/pinned/ckpt"},
       // samples/s counts every micro-batch; memory is what the larger global batch costs.
       {"accumulation_vs_plain", "cpu/fp32", "cpu/fp32/acc*"},
       {"accumulation_vs_plain", "cuda/fp32/pinned", "cuda/fp32/pinned/acc*"},

@@ -2,6 +2,7 @@
 
 #include <cmath>
 
+#include "workloads/activation_checkpoint.h"
 #include "config/errors.h"
 #include "workloads/data/synthetic_tokens.h"
 #include "workloads/data/token_windows.h"
@@ -82,8 +83,17 @@ torch::Tensor Gpt2Impl::forward(const torch::Tensor& tokens) {
                                 std::to_string(shape.context) + ")");
   const auto positions = torch::arange(length, tokens.options());
   auto x = transformer->wte(tokens) + transformer->wpe(positions);
-  for (const auto& block : *transformer->h) x = block->as<Gpt2BlockImpl>()->forward(x);
+  for (const auto& block : *transformer->h) {
+    auto* b = block->as<Gpt2BlockImpl>();
+    x = checkpoint_blocks ? checkpointed([b](const torch::Tensor& in) { return b->forward(in); }, x) : b->forward(x);
+  }
   return torch::linear(transformer->ln_f(x), transformer->wte->weight);  // the tied LM head
+}
+
+Model Gpt2Workload::make_checkpointed_model() const {
+  Gpt2 model;
+  model->checkpoint_blocks = true;
+  return wrap_model(model);
 }
 
 Dataset Gpt2Workload::make_dataset(const DatasetRequest& request) const {

@@ -68,6 +68,7 @@ struct Gpt2Impl : torch::nn::Cloneable<Gpt2Impl> {
   void reset() override;
   torch::Tensor forward(const torch::Tensor& tokens);
   Gpt2Shape shape;
+  bool checkpoint_blocks = false;  // the ckpt variant: each block's activations recomputed in backward
   Gpt2Trunk transformer{nullptr};
 };
 TORCH_MODULE(Gpt2);
@@ -84,6 +85,7 @@ class Gpt2Workload final : public Workload {
   std::int64_t default_batch_size(DeviceKind device) const override { return device == DeviceKind::Cuda ? 16 : 1; }
   std::int64_t base_dataset_samples() const override { return 2048; }
   Model make_model() const override { return wrap_model(Gpt2()); }
+  Model make_checkpointed_model() const override;
   Dataset make_dataset(const DatasetRequest& request) const override;
   torch::Tensor loss(const torch::Tensor& output, const torch::Tensor& targets) const override;
   nlohmann::json describe() const override;

@@ -1,5 +1,6 @@
 #include "workloads/resnet50.h"
 
+#include "workloads/activation_checkpoint.h"
 #include "workloads/data/image_folder.h"
 #include "workloads/data/synthetic_images.h"
 
@@ -82,7 +83,10 @@ void ResNet50Impl::reset() {
 torch::Tensor ResNet50Impl::forward(const torch::Tensor& images) {
   auto x = torch::relu(bn1(conv1(images)));
   x = torch::max_pool2d(x, /*kernel_size=*/3, /*stride=*/2, /*padding=*/1);
-  x = layer4->forward(layer3->forward(layer2->forward(layer1->forward(x))));
+  for (torch::nn::Sequential stage : {layer1, layer2, layer3, layer4})
+    x = checkpoint_stages ? checkpointed([stage](const torch::Tensor& in) mutable { return stage->forward(in); }, x,
+                                         batch_norms_of(*stage))
+                          : stage->forward(x);
   x = torch::adaptive_avg_pool2d(x, {1, 1}).flatten(1);
   return fc(x);
 }
@@ -120,6 +124,12 @@ nlohmann::json ResNet50Workload::describe() const {
           {"classes", kClasses},
           {"synthetic_classes", kSyntheticClasses},
           {"reference", "torchvision.models.resnet50() (torchvision 0.26.0); state_dict names load unchanged"}};
+}
+
+Model ResNet50Workload::make_checkpointed_model() const {
+  ResNet50 model(kClasses);
+  model->checkpoint_stages = true;
+  return wrap_model(model);
 }
 
 }  // namespace gpubench

@@ -1,5 +1,7 @@
 #include "workloads/workload.h"
 
+#include <stdexcept>
+
 #include "config/errors.h"
 #include "workloads/cnn.h"
 #include "workloads/gpt2.h"
@@ -28,6 +30,10 @@ std::unique_ptr<Workload> make_workload(const std::string& name) {
   if (name == "resnet50") return std::make_unique<ResNet50Workload>();
   if (name == "gpt2") return std::make_unique<Gpt2Workload>();
   throw UsageError("workload '" + name + "' is unknown: expected mlp, cnn, transformer, resnet50 or gpt2");
+}
+
+Model Workload::make_checkpointed_model() const {
+  throw std::invalid_argument(name() + " has no activation checkpointing (resnet50 and gpt2 have)");
 }
 
 }  // namespace gpubench

@@ -34,6 +34,9 @@ class Workload {
   // Dataset size of the `default` preset; presets scale it.
   virtual std::int64_t base_dataset_samples() const = 0;
   virtual Model make_model() const = 0;
+  // The same model with activation checkpointing (the ckpt variant: resnet50 per stage,
+  // gpt2 per block). Throws std::invalid_argument for a workload without it.
+  virtual Model make_checkpointed_model() const;
   // Throws UsageError naming the file and what is wrong with real data.
   virtual Dataset make_dataset(const DatasetRequest& request) const = 0;
   // Cross-entropy of the model's output against the targets, computed in fp32 (autocast

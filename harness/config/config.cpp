@@ -71,13 +71,17 @@ bool parse_variant(const std::string& id, const std::string& text, Config& confi
   else if (text == "adam-fused") config.variant = Variant::AdamFused;
   else if (text == "channels-last") config.variant = Variant::ChannelsLast;
   else if (text == "graph") config.variant = Variant::CudaGraph;
+  else if (text == "ckpt") config.variant = Variant::ActivationCheckpoint;
   else return false;
   if (config.parallel != ParallelMode::Single) throw bad_id(id, "'" + text + "' is measured on a single process only");
   const bool full_precision = config.precision == Precision::Fp32 || config.precision == Precision::Tf32;
   // Multi-tensor Adam also under fp16 autocast: the fused kernel takes the GradScaler's
   // scale and inf flag (PyTorch's AMP + fused path).
   const bool adam = config.variant == Variant::AdamForeach || config.variant == Variant::AdamFused;
-  if (!full_precision && !(adam && config.precision == Precision::AmpFp16))
+  const bool ckpt = config.variant == Variant::ActivationCheckpoint;  // memory under every precision
+  if (ckpt && config.workload != "resnet50" && config.workload != "gpt2")
+    throw bad_id(id, "ckpt (activation checkpointing) applies to resnet50 (per stage) and gpt2 (per block) only");
+  if (!ckpt && !full_precision && !(adam && config.precision == Precision::AmpFp16))
     throw bad_id(id, "'" + text + "' is measured in fp32 or tf32" + std::string(adam ? " (or amp-fp16)" : "") +
                          ", against the same config without it");
   if (config.variant == Variant::ChannelsLast && !is_image_workload(config.workload))
@@ -122,6 +126,7 @@ std::string to_string(Variant variant) {
     case Variant::AdamFused: return "adam-fused";
     case Variant::ChannelsLast: return "channels-last";
     case Variant::CudaGraph: return "graph";
+    case Variant::ActivationCheckpoint: return "ckpt";
   }
   return "?";
 }

@@ -13,8 +13,9 @@ enum class ParallelMode { Single, DataParallel, Ddp };
 // A tuning technique on top of a single-process config: Adam as one multi-tensor
 // (_foreach_*) or fused (_fused_adam_) kernel instead of a loop over parameters, or the
 // CNN's parameters and inputs in channels_last memory format, or the whole step (forward,
-// backward, fused Adam) captured once in a CUDA Graph and replayed.
-enum class Variant { None, AdamForeach, AdamFused, ChannelsLast, CudaGraph };
+// backward, fused Adam) captured once in a CUDA Graph and replayed, or activation
+// checkpointing (resnet50 per stage, gpt2 per block: activations recomputed in backward).
+enum class Variant { None, AdamForeach, AdamFused, ChannelsLast, CudaGraph, ActivationCheckpoint };
 
 // One point of the matrix: plain data with a stable id used as report key, NVTX name and
 // compare key. Grammar:  workload/device/precision[/hostmem][/parallel][/accK][/variant]
@@ -24,6 +25,7 @@ enum class Variant { None, AdamForeach, AdamFused, ChannelsLast, CudaGraph };
 //   variants (single process, fp32 or tf32): mlp/cpu/fp32/adam-foreach  mlp/cuda/fp32/pinned/adam-fused
 //         cnn/cpu/fp32/channels-last (cnn, resnet50)   mlp/cuda/fp32/pinned/graph (cuda only)
 //         Adam variants also under amp-fp16: mlp/cuda/amp-fp16/pinned/adam-fused
+//         activation checkpointing, any precision: gpt2/cpu/fp32/ckpt  resnet50/cuda/amp-bf16/pinned/ckpt
 //   tf32: cnn/cuda/tf32/pinned
 //   gradient accumulation, K = 2..1024 micro-batches per optimizer step: mlp/cpu/fp32/acc4
 //         gpt2/cuda/amp-bf16/pinned/acc4  mlp/cpu/fp32/ddp-2/acc4 (not with graph)
@@ -52,6 +54,6 @@ std::string to_string(DeviceKind device);
 std::string to_string(Precision precision);
 std::string to_string(HostMemory memory);
 std::string to_string(ParallelMode mode);
-std::string to_string(Variant variant);  // "none", "adam-foreach", "adam-fused", "channels-last", "graph"
+std::string to_string(Variant variant);  // "none", "adam-foreach", "adam-fused", "channels-last", "graph", "ckpt"
 
 }  // namespace gpubench

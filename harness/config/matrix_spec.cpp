@@ -69,6 +69,12 @@ std::vector<Config> techniques(const std::string& workload, const MatrixRequest&
     return config;
   };
   if (workload == "mlp") configs.push_back(accumulating(make(D::Cpu, P::Fp32, H::Pageable, M::Single, 1)));
+  // Activation checkpointing where a model has segments to recompute (resnet50's stages,
+  // gpt2's blocks): memory against time, on both devices.
+  if (workload == "resnet50" || workload == "gpt2") {
+    configs.push_back(make(D::Cpu, P::Fp32, H::Pageable, M::Single, 1, V::ActivationCheckpoint));
+    configs.push_back(make(D::Cuda, P::Fp32, H::Pinned, M::Single, 1, V::ActivationCheckpoint));
+  }
   configs.push_back(accumulating(make(D::Cuda, P::Fp32, H::Pinned, M::Single, 1)));
   return configs;
 }

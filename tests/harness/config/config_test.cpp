@@ -15,7 +15,8 @@ TEST(ConfigId, RoundTripsEveryCanonicalForm) {
                                "cnn/cuda/tf32/pinned/channels-last", "mlp/cuda/fp32/pinned/graph",
                                "cnn/cuda/tf32/pinned/graph", "mlp/cuda/amp-fp16/pinned/adam-fused", "mlp/cpu/fp32/acc4",
                                "mlp/cpu/fp32/ddp-2/acc4", "gpt2/cuda/amp-bf16/pinned/acc16",
-                               "mlp/cuda/fp32/pinned/acc2/adam-fused"})
+                               "mlp/cuda/fp32/pinned/acc2/adam-fused", "gpt2/cpu/fp32/ckpt",
+                               "resnet50/cuda/amp-bf16/pinned/ckpt", "gpt2/cuda/fp32/pinned/acc4/ckpt"})
     EXPECT_EQ(Config::parse(id).id(), id);
 }
 
@@ -69,6 +70,8 @@ TEST(ConfigId, RejectsBadIdsNamingTheProblem) {
   expect_rejected("mlp/cpu/fp32/channels-last", "image workloads cnn and resnet50 only");
   EXPECT_EQ(Config::parse("resnet50/cuda/fp32/channels-last").id(), "resnet50/cuda/fp32/pinned/channels-last");
   expect_rejected("mlp/cpu/fp32/ddp-2/adam-fused", "single process only");
+  expect_rejected("mlp/cpu/fp32/ckpt", "resnet50 (per stage) and gpt2 (per block) only");
+  expect_rejected("gpt2/cpu/fp32/ddp-2/ckpt", "single process only");
   expect_rejected("mlp/cpu/fp32/acc1", "2..1024 micro-batches");
   expect_rejected("mlp/cpu/fp32/acc0", "2..1024 micro-batches");
   expect_rejected("mlp/cpu/fp32/acc04", "2..1024 micro-batches");

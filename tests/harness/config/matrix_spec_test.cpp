@@ -55,11 +55,12 @@ TEST(MatrixSpec, TheStandardWorkloadsHaveEveryTechniqueThatAppliesToThem) {
     for (const std::string t : {"cpu/fp32", "cpu/bf16", "cpu/fp32/ddp-2", "cuda/fp32/pageable", "cuda/fp32/pinned",
                                 "cuda/amp-fp16/pinned", "cuda/amp-bf16/pinned", "cuda/tf32/pinned", "cuda/fp32/pinned/dp",
                                 "cuda/fp32/pinned/ddp-1", "cuda/fp32/pinned/adam-foreach", "cuda/fp32/pinned/adam-fused",
-                                "cuda/amp-fp16/pinned/adam-fused", "cuda/fp32/pinned/graph", "cuda/fp32/pinned/acc4"})
+                                "cuda/amp-fp16/pinned/adam-fused", "cuda/fp32/pinned/graph", "cuda/fp32/pinned/acc4",
+                                "cpu/fp32/ckpt", "cuda/fp32/pinned/ckpt"})
       EXPECT_TRUE(all.count(w + "/" + t)) << w + "/" + t;
   EXPECT_TRUE(all.count("resnet50/cpu/fp32/channels-last") && all.count("resnet50/cuda/fp32/pinned/channels-last"));
   EXPECT_FALSE(all.count("gpt2/cuda/fp32/pinned/channels-last")) << "no 4-d tensors";
-  EXPECT_EQ(all.size(), 2u * 15u + 2u);
+  EXPECT_EQ(all.size(), 2u * 17u + 2u);
 }
 
 TEST(MatrixSpec, NamedIdsAreThoseTheSpecListsOneByOneNormalised) {

@@ -1,0 +1,38 @@
+// The ckpt variant through the whole config (issue 29): gpt2 on the CPU trains the same as
+// its plain row, in fp32 to 1e-5 relative, with the same seed and data.
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "config/run_settings.h"
+#include "run/config_runner.h"
+
+namespace gpubench {
+namespace {
+
+nlohmann::json run_gpt2(const std::string& id) {
+  RunSettings settings;
+  settings.preset = Preset::Quick;
+  settings.steps = 2;
+  settings.warmup = 0;
+  settings.seed = 42;
+  const nlohmann::json row = run_config_in_process(Config::parse(id), settings);
+  EXPECT_EQ(row.value("status", ""), "ok") << id << ": " << row.value("reason", "");
+  return row;
+}
+
+TEST(ActivationCheckpointRun, Gpt2TrainsAsItsPlainRowOnTheCpu) {
+  const nlohmann::json plain = run_gpt2("gpt2/cpu/fp32");
+  const nlohmann::json ckpt = run_gpt2("gpt2/cpu/fp32/ckpt");
+  EXPECT_EQ(ckpt["config"]["variant"], "ckpt");
+  const auto& a = plain["loss"]["curve"];
+  const auto& b = ckpt["loss"]["curve"];
+  ASSERT_EQ(a.size(), b.size());
+  ASSERT_GE(a.size(), 2u);
+  for (std::size_t i = 0; i < a.size(); ++i)
+    EXPECT_NEAR(b[i].get<double>(), a[i].get<double>(), 1e-5 * std::abs(a[i].get<double>())) << "step " << i;
+  EXPECT_EQ(ckpt["checkpoint"]["parameters_equal"], true) << ckpt["checkpoint"].dump();
+}
+
+}  // namespace
+}  // namespace gpubench
