@@ -71,7 +71,13 @@ double memory_value(const nlohmann::json& row, const std::string& metric) {
 std::string memory_metric(const nlohmann::json& base, const nlohmann::json& candidate) {
   const std::string device_metric = "cuda_peak_allocated_bytes";
   const auto has = [&](const nlohmann::json& row) { return row.value("memory", nlohmann::json::object()).contains(device_metric); };
-  return has(base) && has(candidate) ? device_metric : "host_peak_rss_bytes";
+  if (has(base) && has(candidate)) return device_metric;
+  // The training steps' own host peak where both rows have it: the process peak also holds
+  // the checkpoint round trip (a second model and optimizer), which hides what a step uses.
+  const auto has_training = [](const nlohmann::json& row) {
+    return row.value("memory", nlohmann::json::object()).contains("host_peak_rss_bytes_training");
+  };
+  return has_training(base) && has_training(candidate) ? "host_peak_rss_bytes_training" : "host_peak_rss_bytes";
 }
 
 }  // namespace

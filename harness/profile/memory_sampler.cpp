@@ -42,6 +42,7 @@ void MemorySampler::write_result(nlohmann::json& result) const {
   // we saw is wrong by definition, so take the larger.
   const std::uint64_t peak = peak_at_end_ != 0 ? peak_at_end_ : peak_rss_bytes();
   memory["host_peak_rss_bytes"] = std::max(peak, max_sampled);
+  memory["host_peak_rss_bytes_training"] = std::max(peak, max_sampled);
   if (device_stats_) memory["device_per_step"] = device_;
 }
 

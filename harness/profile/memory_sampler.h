@@ -20,6 +20,9 @@ using DeviceMemoryStats = std::function<nlohmann::json()>;
 //   rss_bytes_max_sampled   largest sample: this run's peak as far as steps show it
 //   host_peak_rss_bytes     getrusage peak: for the whole process up to this run's end,
 //                           so in a matrix run it includes earlier configs
+//   host_peak_rss_bytes_training  the same peak read when training ended: the steps' own
+//                           high-water mark (inside a step, where samples cannot see),
+//                           before the checkpoint round trip's copies of model and optimizer
 //   device_per_step         the DeviceMemoryStats output per step (only with a callback);
 //                           a callback that throws is recorded as {"error": message}
 // Cost per step: one small /proc read (~10 µs) plus the callback, outside any phase.

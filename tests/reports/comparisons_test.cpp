@@ -19,6 +19,20 @@ nlohmann::json row(const std::string& id, const std::string& status, double rate
   return r;
 }
 
+// On the CPU a row's process peak also holds the checkpoint round trip; where both rows
+// have the training steps' own peak, the ratio uses it (ckpt_vs_plain is about that).
+TEST(Comparisons, HostRatiosUseTheTrainingPeakWhereBothRowsHaveIt) {
+  nlohmann::json plain = row("gpt2/cpu/fp32", "ok", 0.19, 5000);
+  nlohmann::json ckpt = row("gpt2/cpu/fp32/ckpt", "ok", 0.07, 5000);
+  plain["memory"]["host_peak_rss_bytes_training"] = 4000.0;
+  ckpt["memory"]["host_peak_rss_bytes_training"] = 3000.0;
+  const auto comparisons = compute_comparisons(nlohmann::json::array({plain, ckpt}));
+  ASSERT_EQ(comparisons.size(), 1u);
+  EXPECT_EQ(comparisons[0]["kind"], "ckpt_vs_plain");
+  EXPECT_EQ(comparisons[0]["memory_metric"], "host_peak_rss_bytes_training");
+  EXPECT_DOUBLE_EQ(comparisons[0]["memory_ratio"].get<double>(), 0.75);
+}
+
 TEST(Comparisons, SpeedupAndMemoryRatioForEveryPairThatRan) {
   const nlohmann::json results = {row("mlp/cpu/fp32", "ok", 1000, 200), row("mlp/cpu/bf16", "ok", 250, 100),
                                   row("mlp/cuda/fp32/pageable", "ok", 4000, 900, 50),
