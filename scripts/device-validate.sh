@@ -133,7 +133,8 @@ why=$(mktemp)
 if [[ -x $pack/bin/gpubench ]] && use_pack "$pack" "$python" 2>"$why"; then
   bin=$pack/bin
   say "binaries: $pack ($(head -n1 "$pack/MANIFEST"), every library resolves)"
-  tests=("$bin/test_gpu_training" "$bin/test_gpu_paths")
+  tests=()
+  for t in "${gpu_test_binaries[@]}"; do tests+=("$bin/${t##*/}"); done
 else
   [[ -x $pack/bin/gpubench ]] || echo "no $pack/bin/gpubench (scripts/device-validate.sh pack makes it)" >>"$why"
   tee -a "$log" <"$why"
@@ -142,7 +143,7 @@ else
   stage build 300 env PYTHON="$python" BUILD_DIR="$build_dir" scripts/build.sh
   [[ -d .deps/usr ]] && export LD_LIBRARY_PATH="$PWD/.deps/usr/lib/x86_64-linux-gnu${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
   bin=$build_dir
-  tests=("$build_dir/tests/harness/run/test_gpu_training" "$build_dir/tests/harness/run/test_gpu_paths")
+  tests=("${gpu_test_binaries[@]/#/$build_dir/}")
 fi
 gpubench=$bin/gpubench
 [[ -x $gpubench ]] || {

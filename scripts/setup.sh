@@ -40,17 +40,9 @@ if [[ ! -x $cuda_home/bin/nvcc ]]; then
   exit 2
 fi
 
-# Debian's python3, not whatever python3 is first on PATH: the venv must not depend on a
-# user's interpreter manager.
 venv=.venv
-wanted="import torch, sys; sys.exit(not (torch.__version__.split('+')[0] == '$torch_pin' and (torch.version.cuda or '').startswith('13.')))"
-if ! PYTHONWARNINGS=ignore "$venv/bin/python" -c "$wanted" 2>/dev/null; then
-  echo "setup: installing torch==$torch_pin (LibTorch with CUDA 13.0, ~4.5 GB) into $venv" >&2
-  # A venv with another torch (a +cpu wheel satisfies ==$torch_pin for pip) starts over.
-  rm -rf "$venv"
-  /usr/bin/python3 -m venv "$venv"
-  "$venv/bin/pip" install --quiet --disable-pip-version-check "torch==$torch_pin"
-fi
+source scripts/torch-venv.sh
+ensure_torch_venv setup "$venv" "$torch_pin" "4.5 GB"
 PYTHONWARNINGS=ignore "$venv/bin/python" -c 'import torch; print(f"setup: torch {torch.__version__} (CUDA {torch.version.cuda}) in .venv")' >&2
 
 # The references the standard workloads are proven equal to (tests/workloads/reference_*):

@@ -16,12 +16,8 @@ die() {
   exit 1
 }
 
-if ! PYTHONWARNINGS=ignore "$venv/bin/python" -c "import torch, sys; sys.exit(torch.__version__.split('+')[0] != '$torch_pin')" 2>/dev/null; then
-  echo "test-newest-torch: installing torch==$torch_pin (~5 GB with its nvidia-* wheels) into $venv" >&2
-  rm -rf "$venv"
-  /usr/bin/python3 -m venv "$venv"
-  "$venv/bin/pip" install --quiet --disable-pip-version-check "torch==$torch_pin"
-fi
+source scripts/torch-venv.sh
+ensure_torch_venv test-newest-torch "$venv" "$torch_pin" "5 GB"
 start=$(date +%s)
 PYTHON=$venv/bin/python BUILD_DIR=$build_dir TARGETS=gpubench scripts/build.sh
 echo "test-newest-torch: gpubench built against torch $torch_pin in $(($(date +%s) - start)) s" >&2

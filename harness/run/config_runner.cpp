@@ -240,6 +240,12 @@ std::optional<DeviceSpanCount> hand_over_trace(PreparedConfig& c) {
   return device_spans;
 }
 
+// Samples per optimizer step: the micro-batch x accumulation steps x ranks. The row's
+// global_batch_size, and what samples/s and FLOPs per step count.
+std::int64_t global_batch_size(const PreparedConfig& c) {
+  return c.sizes.batch_size * c.config.accumulate * c.config.world_size;
+}
+
 // The result's description of what ran: config, workload, steps, stopping rule, threads.
 nlohmann::json describe_run(const PreparedConfig& c, const TrainingRun& run) {
   const RunSettings& settings = *c.settings;
@@ -250,12 +256,11 @@ nlohmann::json describe_run(const PreparedConfig& c, const TrainingRun& run) {
   result["reason"] = "";
   nlohmann::json workload_json = c.workload->describe();
   workload_json["name"] = c.config.workload;
-  // With gradient accumulation batch_size is the micro-batch; an optimizer step sees
-  // the global batch: micro-batch x accumulation steps x ranks.
+  // With gradient accumulation batch_size is the micro-batch.
   workload_json["batch_size"] = c.sizes.batch_size;
   workload_json["micro_batch_size"] = c.sizes.batch_size;
   workload_json["accumulation_steps"] = c.config.accumulate;
-  workload_json["global_batch_size"] = c.sizes.batch_size * c.config.accumulate * c.config.world_size;
+  workload_json["global_batch_size"] = global_batch_size(c);
   workload_json["dataset_samples"] = c.dataset_samples;
   workload_json["data_source"] = c.data_source;
   if (const std::int64_t tokens = c.workload->tokens_per_sample(); tokens > 0) workload_json["tokens_per_sample"] = tokens;
@@ -333,7 +338,7 @@ nlohmann::json collect(PreparedConfig& c, const TrainingRun& run) {
   if (device_spans) result["trace"] = {{"device_spans", device_spans->added}, {"device_spans_left_out", device_spans->left_out}};
   std::vector<double> samples_per_s;
   // Every micro-batch counts: samples (and FLOPs) per optimizer step of the global batch.
-  const double global_batch = static_cast<double>(c.sizes.batch_size * c.config.accumulate * c.config.world_size);
+  const auto global_batch = static_cast<double>(global_batch_size(c));
   for (double ms : step_ms) samples_per_s.push_back(global_batch * 1000.0 / ms);
   result["throughput"]["samples_per_s"] = to_json(summarize(samples_per_s));
   if (const std::int64_t tokens = c.workload->tokens_per_sample(); tokens > 0) {

@@ -1,6 +1,10 @@
 # Sourced: finding the libraries a packed gpubench needs on the machine it runs on
 # (scripts/device/pack.sh made the pack; scripts/device-validate.sh uses it).
 
+# The GPU test binaries a device run executes, as paths in a build tree; the pack holds
+# them under bin/ by their base names.
+gpu_test_binaries=(tests/harness/run/test_gpu_training tests/harness/run/test_gpu_paths)
+
 # torch_library_path PYTHON: torch/lib and the nvidia-* wheels' lib folders of PYTHON's
 # torch, ':'-joined (cudart, CUPTI, cuDNN, NCCL, ... come from there, as they do for torch).
 torch_library_path() {

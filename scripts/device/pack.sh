@@ -23,7 +23,8 @@ build_dir=${BUILD_DIR:-build}
 pack=${PACK_DIR:-.device-pack}
 # The working tree (~4 MiB) travels with the pack: 64 MiB in all.
 limit_mib=56
-binaries=(gpubench gpubench-bench tests/harness/run/test_gpu_training tests/harness/run/test_gpu_paths)
+source scripts/device/libraries.sh
+binaries=(gpubench gpubench-bench "${gpu_test_binaries[@]}")
 die() {
   echo "pack: $*" >&2
   exit 2
@@ -37,7 +38,6 @@ for b in "${binaries[@]}"; do
 done
 export PYTHONWARNINGS=ignore
 # Every folder a torch library comes from: these the GPU machine's own torch provides.
-source scripts/device/libraries.sh
 torch_path=$(torch_library_path "$python") || die "'$python' cannot import torch"
 torch_names=$(tr ':' '\n' <<<"$torch_path" | while read -r d; do ls "$d" 2>/dev/null; done | sort -u)
 torch_version=$("$python" -c 'import torch; print(torch.__version__)')
