@@ -1,6 +1,7 @@
 // Matrix-multiply throughput (TFLOP/s) through LibTorch: the compute ceiling each
 // precision can reach, to set against a training config's achieved throughput. CPU fp32
-// and bf16 always; CUDA fp32/tf32/fp16/bf16 where LibTorch has CUDA (skipped otherwise).
+// and bf16 always; CUDA fp32/tf32/fp16/bf16/fp8 where LibTorch has CUDA (skipped otherwise;
+// fp8 also on a GPU below compute capability 8.9, with cuBLASLt's error).
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -65,6 +66,7 @@ void register_matmul_benchmarks() {
   register_matmul("cuda", {"tf32", torch::kFloat32, true});
   register_matmul("cuda", {"fp16", torch::kFloat16, false});
   register_matmul("cuda", {"bf16", torch::kBFloat16, false});
+  register_matmul("cuda", {"fp8", torch::kFloat8_e4m3fn, false});  // e4m3 x e4m3, the fp8 rows' forward
 }
 
 }  // namespace gpubench::bench

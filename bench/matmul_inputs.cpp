@@ -16,7 +16,9 @@ MatmulInputs::MatmulInputs(std::int64_t n, torch::ScalarType dtype, torch::Devic
   const std::size_t sets = std::clamp(wanted, kMinSets, kMaxSets);
   for (std::size_t i = 0; i < sets; ++i)
     sets_.emplace_back(torch::randn({n, n}, options).to(dtype), torch::randn({n, n}, options).to(dtype));
-  output_ = torch::empty({n, n}, options.dtype(dtype));
+  // An FP8 matmul (at::_scaled_mm) writes bf16: FP8 is an input format only.
+  const bool fp8 = dtype == torch::kFloat8_e4m3fn;
+  output_ = torch::empty({n, n}, options.dtype(fp8 ? torch::kBFloat16 : dtype));
 }
 
 const std::pair<torch::Tensor, torch::Tensor>& MatmulInputs::next() {

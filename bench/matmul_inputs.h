@@ -10,7 +10,8 @@ namespace gpubench::bench {
 // Random square (A, B) pairs used in turn, enough of them that the inputs together are
 // larger than any last-level cache: a matmul must not find its operands already warm
 // from the previous iteration, or the "ceiling" would be a cache's, not the machine's.
-// Random normal values, never zeros (some hardware and libraries shortcut zeros).
+// Random normal values, never zeros (some hardware and libraries shortcut zeros). For
+// float8_e4m3fn inputs the output is bf16.
 class MatmulInputs {
  public:
   MatmulInputs(std::int64_t n, torch::ScalarType dtype, torch::Device device);

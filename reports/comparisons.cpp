@@ -24,6 +24,8 @@ const std::vector<PairRule>& pair_rules() {
       {"pinned_vs_pageable", "cuda/fp32/pageable", "cuda/fp32/pinned"},
       {"amp_fp16_vs_fp32", "cuda/fp32/pinned", "cuda/amp-fp16/pinned"},
       {"amp_bf16_vs_fp32", "cuda/fp32/pinned", "cuda/amp-bf16/pinned"},
+      // The same bf16 autocast model but for its blocks' Linear matmuls in FP8.
+      {"fp8_vs_bf16", "cuda/amp-bf16/pinned", "cuda/fp8/pinned"},
       {"dp_vs_single", "cuda/fp32/pinned", "cuda/fp32/pinned/dp"},
       // The matrix runs cuda DDP with one rank per visible device: ddp-1 on one GPU, ddp-8 on eight.
       {"ddp_vs_single", "cuda/fp32/pinned", "cuda/fp32/pinned/ddp-*"},

@@ -12,6 +12,7 @@ std::string peak_precision(const std::string& precision) {
   if (precision == "amp-fp16") return "fp16";
   if (precision == "amp-bf16" || precision == "bf16") return "bf16";
   if (precision == "tf32") return "tf32";
+  if (precision == "fp8") return "fp8";
   return "fp32";
 }
 
@@ -52,6 +53,9 @@ nlohmann::json utilization_of(const nlohmann::json& row, const nlohmann::json& e
       notes.push_back(fmt::format("no datasheet peak known for '{}' {}", name, precision));
     }
   }
+  if (precision == "fp8")
+    notes.push_back("against the FP8 peak, although only the blocks' Linear matmuls run in FP8 (attention and the LM "
+                    "head run in bf16, at half that peak): the ceiling this row could reach lies below it");
   if (u.value("mfu_vs_measured", 0.0) > 1)
     notes.push_back("above the measured peak: gpubench-bench's square matmuls ran a slower path than this "
                     "workload's, so that ceiling is no upper bound here");

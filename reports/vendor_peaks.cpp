@@ -7,7 +7,7 @@ namespace {
 
 struct GpuPeaks {
   const char* name;  // CUDA's device name without the "NVIDIA " prefix; matched exactly, or as a prefix when ending in '*'
-  double fp32, tf32, fp16, bf16;
+  double fp32, tf32, fp16, bf16, fp8;  // fp8: 0 where the GPU has no FP8 tensor cores
   const char* source;
 };
 
@@ -15,14 +15,14 @@ struct GpuPeaks {
 // quotes only those. First match wins: variants before their family.
 const std::vector<GpuPeaks>& table() {
   static const std::vector<GpuPeaks> peaks = {
-      {"H200 NVL", 60, 417.5, 835.5, 835.5, "NVIDIA H200 NVL datasheet (2024): dense, half the sparse tensor figures"},
-      {"H200", 67, 494.5, 989.5, 989.5, "NVIDIA H200 SXM datasheet (2024): dense, half the sparse tensor figures"},
-      {"H100 PCIe", 51, 378, 756, 756, "NVIDIA H100 PCIe datasheet (2023): dense, half the sparse tensor figures"},
-      {"H100 NVL", 60, 417.5, 835.5, 835.5, "NVIDIA H100 NVL datasheet (2023): dense, half the sparse tensor figures"},
-      {"H100*", 67, 494.5, 989.5, 989.5, "NVIDIA H100 SXM datasheet (2023): dense, half the sparse tensor figures"},
-      {"A100*", 19.5, 156, 312, 312, "NVIDIA A100 datasheet (2021): dense tensor figures"},
-      {"L4", 30.3, 60, 121, 121, "NVIDIA L4 datasheet (2023): dense, half the sparse tensor figures"},
-      {"GeForce RTX 4090", 82.6, 82.6, 165.2, 165.2,
+      {"H200 NVL", 60, 417.5, 835.5, 835.5, 1670.5, "NVIDIA H200 NVL datasheet (2024): dense, half the sparse tensor figures"},
+      {"H200", 67, 494.5, 989.5, 989.5, 1979, "NVIDIA H200 SXM datasheet (2024): dense, half the sparse tensor figures"},
+      {"H100 PCIe", 51, 378, 756, 756, 1513, "NVIDIA H100 PCIe datasheet (2023): dense, half the sparse tensor figures"},
+      {"H100 NVL", 60, 417.5, 835.5, 835.5, 1670.5, "NVIDIA H100 NVL datasheet (2023): dense, half the sparse tensor figures"},
+      {"H100*", 67, 494.5, 989.5, 989.5, 1979, "NVIDIA H100 SXM datasheet (2023): dense, half the sparse tensor figures"},
+      {"A100*", 19.5, 156, 312, 312, 0, "NVIDIA A100 datasheet (2021): dense tensor figures"},
+      {"L4", 30.3, 60, 121, 121, 242.5, "NVIDIA L4 datasheet (2023): dense, half the sparse tensor figures"},
+      {"GeForce RTX 4090", 82.6, 82.6, 165.2, 165.2, 330.3,
        "NVIDIA Ada Lovelace architecture whitepaper (2022), RTX 4090: dense, fp32 accumulate"},
   };
   return peaks;
@@ -44,6 +44,7 @@ std::optional<VendorPeak> vendor_peak(const std::string& device_name, const std:
                           : precision == "tf32" ? gpu.tf32
                           : precision == "fp16" ? gpu.fp16
                           : precision == "bf16" ? gpu.bf16
+                          : precision == "fp8"  ? gpu.fp8
                                                 : 0;
     if (tflops <= 0) return std::nullopt;
     return VendorPeak{tflops, gpu.source};

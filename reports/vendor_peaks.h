@@ -12,7 +12,7 @@ struct VendorPeak {
 };
 
 // `device_name` as CUDA reports it ("NVIDIA H200", "NVIDIA A100-SXM4-80GB"); precision is
-// "fp32" (CUDA cores), "tf32", "fp16" or "bf16" (tensor cores, fp32 accumulate). Nullopt
+// "fp32" (CUDA cores), "tf32", "fp16", "bf16" or "fp8" (tensor cores, fp32 accumulate). Nullopt
 // for a GPU or precision the table does not hold.
 std::optional<VendorPeak> vendor_peak(const std::string& device_name, const std::string& precision);
 

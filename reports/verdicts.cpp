@@ -27,6 +27,7 @@ constexpr double kNoisyCv = 0.10;
 constexpr double kScalerSkipShare = 0.05;
 constexpr double kAmpLossTolerance = 0.10;  // AMP's late loss within 10% of fp32's
 constexpr double kVariantLossTolerance = 0.02;  // a variant's within 2% of its baseline's
+constexpr double kFp8LossTolerance = 0.02;      // fp8's within 2% of amp-bf16's (torchao's bar for its recipes)
 
 double share(const nlohmann::json& row, const char* phase) {
   return step_phases(row).value(phase, nlohmann::json::object()).value("share", 0.0);
@@ -138,6 +139,44 @@ std::optional<std::string> measured_rss_growth(const nlohmann::json& memory) {
                      "(try --host-malloc glibc)", first / kMiB, last / kMiB);
 }
 
+// Loss parity on the same seed and data: a variant (fused/foreach Adam, channels_last,
+// ckpt: the same math) against its config without it, both ways; fp8 against amp-bf16 (the
+// same model but for the FP8 matmuls), both ways; another lower precision (AMP, bf16,
+// tf32) against the fp32 row of the same workload, device and host memory, when higher.
+std::optional<std::string> loss_parity_warning(const nlohmann::json& results, const nlohmann::json& row) {
+  const auto& config = row["config"];
+  const std::string id = row.value("config_id", "");
+  const std::string precision = config.value("precision", "");
+  const std::string variant = config.value("variant", "none");
+  const auto ratio_to = [&](const std::string& baseline_id) -> std::optional<double> {
+    const auto* baseline = find_ok(results, baseline_id);
+    const nlohmann::json ratio = baseline ? late_loss_ratio(*baseline, row) : nlohmann::json();
+    if (!ratio.is_number()) return std::nullopt;
+    return ratio.get<double>();
+  };
+  if (variant != "none") {
+    const std::string baseline_id = id.substr(0, id.size() - variant.size() - 1);
+    const auto ratio = ratio_to(baseline_id);
+    if (!ratio || std::abs(*ratio - 1) <= kVariantLossTolerance) return std::nullopt;
+    return fmt::format("{} late loss differs by {:+.1f}% from {}'s over the same steps, same seed and data: the same "
+                       "math should train the same", variant, (*ratio - 1) * 100, baseline_id);
+  }
+  if (precision == "fp8") {
+    const std::string baseline_id = id.substr(0, id.find("/fp8")) + "/amp-bf16" + id.substr(id.find("/fp8") + 4);
+    const auto ratio = ratio_to(baseline_id);
+    if (!ratio || std::abs(*ratio - 1) <= kFp8LossTolerance) return std::nullopt;
+    return fmt::format("fp8 late loss differs by {:+.1f}% from {}'s over the same steps, same seed and data (more than "
+                       "{}): the FP8 matmuls change what the model learns", (*ratio - 1) * 100, baseline_id,
+                       pct(kFp8LossTolerance));
+  }
+  if (precision == "fp32") return std::nullopt;
+  std::string baseline_id = config.value("workload", "") + "/" + config.value("device", "") + "/fp32";
+  if (config.value("device", "") == "cuda") baseline_id += "/" + config.value("host_memory", "pinned");
+  const auto ratio = ratio_to(baseline_id);
+  if (!ratio || *ratio <= 1 + kAmpLossTolerance) return std::nullopt;
+  return fmt::format("{} late loss is {} above fp32's over the same steps, same seed and data", precision, pct(*ratio - 1));
+}
+
 }  // namespace
 
 nlohmann::json row_warnings(const nlohmann::json& row) {
@@ -184,31 +223,7 @@ void annotate_results(nlohmann::json& results) {
     if (row.value("status", "") != "ok") continue;
     row["verdict"] = bottleneck_verdict(row);
     row["warnings"] = row_warnings(row);
-    // Loss parity on the same seed and data: a variant (fused/foreach Adam, channels_last:
-    // the same math) against its config without it, both ways; a lower precision (AMP,
-    // bf16, tf32) against the fp32 row of the same workload, device and host memory.
-    const auto& config = row["config"];
-    const std::string precision = config.value("precision", "");
-    const std::string variant = config.value("variant", "none");
-    if (variant != "none") {
-      const std::string id = row.value("config_id", "");
-      const auto* baseline = find_ok(results, id.substr(0, id.size() - variant.size() - 1));
-      const nlohmann::json ratio = baseline ? late_loss_ratio(*baseline, row) : nlohmann::json();
-      if (ratio.is_number() && std::abs(ratio.get<double>() - 1) > kVariantLossTolerance)
-        row["warnings"].push_back(fmt::format("{} late loss differs by {:+.1f}% from {}'s over the same steps, same "
-                                              "seed and data: the same math should train the same",
-                                              variant, (ratio.get<double>() - 1) * 100, (*baseline)["config_id"].get<std::string>()));
-      continue;
-    }
-    if (precision == "fp32") continue;
-    std::string baseline_id = config.value("workload", "") + "/" + config.value("device", "") + "/fp32";
-    if (config.value("device", "") == "cuda") baseline_id += "/" + config.value("host_memory", "pinned");
-    const auto* baseline = find_ok(results, baseline_id);
-    if (baseline == nullptr) continue;
-    const nlohmann::json ratio = late_loss_ratio(*baseline, row);
-    if (ratio.is_number() && ratio.get<double>() > 1 + kAmpLossTolerance)
-      row["warnings"].push_back(fmt::format("{} late loss is {} above fp32's over the same steps, same seed and data",
-                                            precision, pct(ratio.get<double>() - 1)));
+    if (auto warning = loss_parity_warning(results, row)) row["warnings"].push_back(*warning);
   }
 }
 

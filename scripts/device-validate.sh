@@ -122,7 +122,7 @@ EOF
 }
 
 # Each stage's cap in seconds, by value; the plan printed below sums them.
-declare -A cap=([facts]=20 [ceilings]=50 [techniques]=200 [gpu-rest]=90 [gpu-tests]=60 [overhead]=25 [overhead-sync]=20 [hta]=15)
+declare -A cap=([facts]=20 [ceilings]=50 [techniques]=212 [gpu-rest]=63 [gpu-tests]=75 [overhead]=25 [overhead-sync]=20 [hta]=15)
 say "device-validate: budget $budget s, output in $OUT"
 export -f facts
 stage facts "${cap[facts]}" bash -c 'facts'
@@ -156,6 +156,7 @@ techniques=()
 for t in fp32/pageable fp32/pinned amp-bf16/pinned amp-fp16/pinned tf32/pinned fp32/pinned/graph fp32/pinned/ddp-1; do
   techniques+=("resnet50/cuda/$t" "gpt2/cuda/$t")
 done
+techniques+=(gpt2/cuda/fp8/pinned)  # against gpt2's amp-bf16 row (fp8_vs_bf16)
 # The rest of `--matrix gpu`, the large workloads first.
 mapfile -t gpu_all < <("$gpubench" --list --matrix gpu 2>/dev/null | awk '{print $1}' | grep /cuda/)
 rest=()

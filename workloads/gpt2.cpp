@@ -2,10 +2,11 @@
 
 #include <cmath>
 
-#include "workloads/activation_checkpoint.h"
 #include "config/errors.h"
+#include "workloads/activation_checkpoint.h"
 #include "workloads/data/synthetic_tokens.h"
 #include "workloads/data/token_windows.h"
+#include "workloads/fp8_linear.h"
 
 namespace gpubench {
 
@@ -22,11 +23,11 @@ void Gpt2AttentionImpl::reset() {
 
 torch::Tensor Gpt2AttentionImpl::forward(const torch::Tensor& x) {
   const auto batch = x.size(0), tokens = x.size(1), c = shape.embd, heads = shape.heads;
-  const auto qkv = c_attn(x).split(c, /*dim=*/2);
+  const auto qkv = apply_linear(c_attn, x, fp8).split(c, /*dim=*/2);
   const auto per_head = [&](const torch::Tensor& t) { return t.view({batch, tokens, heads, c / heads}).transpose(1, 2); };
   const auto y = at::scaled_dot_product_attention(per_head(qkv[0]), per_head(qkv[1]), per_head(qkv[2]), /*attn_mask=*/{},
                                                   /*dropout_p=*/0.0, /*is_causal=*/true);
-  return c_proj(y.transpose(1, 2).contiguous().view({batch, tokens, c}));
+  return apply_linear(c_proj, y.transpose(1, 2).contiguous().view({batch, tokens, c}), fp8);
 }
 
 void Gpt2MlpImpl::reset() {
@@ -34,7 +35,9 @@ void Gpt2MlpImpl::reset() {
   c_proj = register_module("c_proj", torch::nn::Linear(4 * shape.embd, shape.embd));
 }
 
-torch::Tensor Gpt2MlpImpl::forward(const torch::Tensor& x) { return c_proj(torch::gelu(c_fc(x))); }
+torch::Tensor Gpt2MlpImpl::forward(const torch::Tensor& x) {
+  return apply_linear(c_proj, torch::gelu(apply_linear(c_fc, x, fp8)), fp8);
+}
 
 void Gpt2BlockImpl::reset() {
   const auto norm = torch::nn::LayerNormOptions({shape.embd}).eps(1e-5);
@@ -90,9 +93,18 @@ torch::Tensor Gpt2Impl::forward(const torch::Tensor& tokens) {
   return torch::linear(transformer->ln_f(x), transformer->wte->weight);  // the tied LM head
 }
 
-Model Gpt2Workload::make_checkpointed_model() const {
+void Gpt2Impl::use_fp8_linears() {
+  for (const auto& block : *transformer->h) {
+    auto* b = block->as<Gpt2BlockImpl>();
+    b->attn->fp8 = true;
+    b->mlp->fp8 = true;
+  }
+}
+
+Model Gpt2Workload::make_model_with(const ModelTechniques& techniques) const {
   Gpt2 model;
-  model->checkpoint_blocks = true;
+  model->checkpoint_blocks = techniques.checkpoint;
+  if (techniques.fp8_linears) model->use_fp8_linears();
   return wrap_model(model);
 }
 

@@ -20,6 +20,7 @@ struct Gpt2AttentionImpl : torch::nn::Cloneable<Gpt2AttentionImpl> {
   void reset() override;
   torch::Tensor forward(const torch::Tensor& x);  // [B, T, C] -> [B, T, C]
   Gpt2Shape shape;
+  bool fp8 = false;  // c_attn and c_proj as FP8 matmuls (workloads/fp8_linear.h)
   torch::nn::Linear c_attn{nullptr}, c_proj{nullptr};
 };
 TORCH_MODULE(Gpt2Attention);
@@ -30,6 +31,7 @@ struct Gpt2MlpImpl : torch::nn::Cloneable<Gpt2MlpImpl> {
   void reset() override;
   torch::Tensor forward(const torch::Tensor& x);
   Gpt2Shape shape;
+  bool fp8 = false;  // c_fc and c_proj as FP8 matmuls
   torch::nn::Linear c_fc{nullptr}, c_proj{nullptr};
 };
 TORCH_MODULE(Gpt2Mlp);
@@ -69,6 +71,9 @@ struct Gpt2Impl : torch::nn::Cloneable<Gpt2Impl> {
   torch::Tensor forward(const torch::Tensor& tokens);
   Gpt2Shape shape;
   bool checkpoint_blocks = false;  // the ckpt variant: each block's activations recomputed in backward
+  // The fp8 precision: every Linear of the blocks runs its three matmuls in FP8; the tied
+  // LM head (and attention, LayerNorm, embeddings) stay in the autocast dtype.
+  void use_fp8_linears();
   Gpt2Trunk transformer{nullptr};
 };
 TORCH_MODULE(Gpt2);
@@ -85,7 +90,7 @@ class Gpt2Workload final : public Workload {
   std::int64_t default_batch_size(DeviceKind device) const override { return device == DeviceKind::Cuda ? 16 : 1; }
   std::int64_t base_dataset_samples() const override { return 2048; }
   Model make_model() const override { return wrap_model(Gpt2()); }
-  Model make_checkpointed_model() const override;
+  Model make_model_with(const ModelTechniques& techniques) const override;  // checkpoint, fp8_linears
   Dataset make_dataset(const DatasetRequest& request) const override;
   torch::Tensor loss(const torch::Tensor& output, const torch::Tensor& targets) const override;
   nlohmann::json describe() const override;

@@ -126,9 +126,10 @@ nlohmann::json ResNet50Workload::describe() const {
           {"reference", "torchvision.models.resnet50() (torchvision 0.26.0); state_dict names load unchanged"}};
 }
 
-Model ResNet50Workload::make_checkpointed_model() const {
+Model ResNet50Workload::make_model_with(const ModelTechniques& techniques) const {
+  if (techniques.fp8_linears) throw std::invalid_argument("resnet50 has no FP8 Linear layers (gpt2 has)");
   ResNet50 model(kClasses);
-  model->checkpoint_stages = true;
+  model->checkpoint_stages = techniques.checkpoint;
   return wrap_model(model);
 }
 

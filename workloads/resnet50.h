@@ -63,7 +63,7 @@ class ResNet50Workload final : public Workload {
   // larger than the preset's size is sampled evenly.
   std::int64_t base_dataset_samples() const override { return 16384; }
   Model make_model() const override { return wrap_model(ResNet50(kClasses)); }
-  Model make_checkpointed_model() const override;
+  Model make_model_with(const ModelTechniques& techniques) const override;  // checkpoint
   Dataset make_dataset(const DatasetRequest& request) const override;
   nlohmann::json describe() const override;
   std::int64_t forward_macs_per_sample() const override { return ResNet50(kClasses)->forward_macs_per_sample(); }

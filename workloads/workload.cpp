@@ -32,8 +32,10 @@ std::unique_ptr<Workload> make_workload(const std::string& name) {
   throw UsageError("workload '" + name + "' is unknown: expected mlp, cnn, transformer, resnet50 or gpt2");
 }
 
-Model Workload::make_checkpointed_model() const {
-  throw std::invalid_argument(name() + " has no activation checkpointing (resnet50 and gpt2 have)");
+Model Workload::make_model_with(const ModelTechniques& techniques) const {
+  if (techniques.checkpoint) throw std::invalid_argument(name() + " has no activation checkpointing (resnet50 and gpt2 have)");
+  if (techniques.fp8_linears) throw std::invalid_argument(name() + " has no FP8 Linear layers (gpt2 has)");
+  return make_model();
 }
 
 }  // namespace gpubench

@@ -23,6 +23,12 @@ struct DatasetRequest {
   bool full_check = true;
 };
 
+// What can be built into a workload's model rather than around it.
+struct ModelTechniques {
+  bool checkpoint = false;   // activation checkpointing (the ckpt variant): resnet50 per stage, gpt2 per block
+  bool fp8_linears = false;  // FP8 matmuls in the Linear layers (the fp8 precision): gpt2's blocks
+};
+
 // One training workload: model, dataset and loss, with its exact definition recorded in
 // the report so other tools can be compared against it. Adam lr 1e-3 for all.
 class Workload {
@@ -34,9 +40,9 @@ class Workload {
   // Dataset size of the `default` preset; presets scale it.
   virtual std::int64_t base_dataset_samples() const = 0;
   virtual Model make_model() const = 0;
-  // The same model with activation checkpointing (the ckpt variant: resnet50 per stage,
-  // gpt2 per block). Throws std::invalid_argument for a workload without it.
-  virtual Model make_checkpointed_model() const;
+  // The same model with the techniques that change it; the default, none asked, is
+  // make_model(). Throws std::invalid_argument for a technique the workload lacks.
+  virtual Model make_model_with(const ModelTechniques& techniques) const;
   // Throws UsageError naming the file and what is wrong with real data.
   virtual Dataset make_dataset(const DatasetRequest& request) const = 0;
   // Cross-entropy of the model's output against the targets, computed in fp32 (autocast

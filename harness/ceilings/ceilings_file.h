@@ -18,7 +18,7 @@ namespace gpubench {
 //   "h2d_pinned_gb_per_s": 24.1, "h2d_pageable_gb_per_s": 9.8,
 //   "d2h_pinned_gb_per_s": 25.0, "d2h_pageable_gb_per_s": 7.2, "d2d_gb_per_s": 3900.0,
 //   "matmul_tflops": {"cpu": {"fp32": 0.05, "bf16": 0.01},
-//                     "cuda": {"fp32": 50, "tf32": 400, "fp16": 700, "bf16": 700}},
+//                     "cuda": {"fp32": 50, "tf32": 400, "fp16": 700, "bf16": 700, "fp8": 1400}},
 //   "allreduce_busbw_gb_per_s": {"gloo": 2.1, "nccl": 300},
 //   "allreduce_algbw_gb_per_s": {"gloo": 2.1, "nccl": 150},
 //   "loader_samples_per_s": {"mlp": {"0": 9e5, "1": 8e5, "2": 1.1e6}, ...},   // by worker count

@@ -12,20 +12,22 @@ namespace {
 
 UsageError bad_id(const std::string& id, const std::string& why) {
   return UsageError("config id '" + id + "': " + why +
-                    " (expected workload/device/precision[/pinned|pageable][/dp|ddp-N]"
-                    "[/adam-foreach|adam-fused|channels-last|graph], e.g. mlp/cpu/fp32, cnn/cuda/amp-fp16/pinned)");
+                    " (expected workload/device/precision[/pinned|pageable][/dp|ddp-N][/accK]"
+                    "[/adam-foreach|adam-fused|channels-last|graph|ckpt], e.g. mlp/cpu/fp32, cnn/cuda/amp-fp16/pinned)");
 }
 
 Precision parse_precision(const std::string& id, const std::string& text, DeviceKind device) {
   if (text == "fp32") return Precision::Fp32;
   if (device == DeviceKind::Cpu) {
     if (text == "bf16") return Precision::Bf16;
-    throw bad_id(id, "precision '" + text + "' is not a CPU precision, expected fp32 or bf16");
+    throw bad_id(id, "precision '" + text + "' is not a CPU precision, expected fp32 or bf16" +
+                         std::string(text == "fp8" ? " (fp8 runs on cuda only)" : ""));
   }
   if (text == "amp-fp16") return Precision::AmpFp16;
   if (text == "amp-bf16") return Precision::AmpBf16;
   if (text == "tf32") return Precision::Tf32;
-  throw bad_id(id, "precision '" + text + "' is not a CUDA precision, expected fp32, tf32, amp-fp16 or amp-bf16");
+  if (text == "fp8") return Precision::Fp8;
+  throw bad_id(id, "precision '" + text + "' is not a CUDA precision, expected fp32, tf32, amp-fp16, amp-bf16 or fp8");
 }
 
 // Parses "dp" or "ddp-N" into the config; returns false if the segment is neither.
@@ -104,6 +106,7 @@ std::string to_string(Precision precision) {
     case Precision::AmpFp16: return "amp-fp16";
     case Precision::AmpBf16: return "amp-bf16";
     case Precision::Tf32: return "tf32";
+    case Precision::Fp8: return "fp8";
   }
   return "?";
 }
@@ -158,6 +161,8 @@ Config Config::parse(const std::string& id) {
     throw bad_id(id, "device '" + parts[1] + "' is unknown, expected cpu or cuda");
   }
   config.precision = parse_precision(id, parts[2], config.device);
+  if (config.precision == Precision::Fp8 && config.workload != "gpt2")
+    throw bad_id(id, "fp8 applies to gpt2 only (its blocks' Linear layers run in FP8)");
   std::size_t next = 3;
   if (next < parts.size() && (parts[next] == "pinned" || parts[next] == "pageable")) {
     if (config.device != DeviceKind::Cuda) throw bad_id(id, "host memory '" + parts[next] + "' applies to cuda only");

@@ -6,8 +6,9 @@ namespace gpubench {
 
 enum class DeviceKind { Cpu, Cuda };
 // Bf16 is CPU autocast to bfloat16; AmpFp16 (with GradScaler) and AmpBf16 are CUDA autocast;
-// Tf32 is CUDA fp32 with TF32 tensor-core matmuls and convolutions allowed (cuBLAS, cuDNN).
-enum class Precision { Fp32, Bf16, AmpFp16, AmpBf16, Tf32 };
+// Tf32 is CUDA fp32 with TF32 tensor-core matmuls and convolutions allowed (cuBLAS, cuDNN);
+// Fp8 is CUDA bf16 autocast with the Linear layers' matmuls in FP8 (gpt2's blocks).
+enum class Precision { Fp32, Bf16, AmpFp16, AmpBf16, Tf32, Fp8 };
 enum class HostMemory { Pageable, Pinned };
 enum class ParallelMode { Single, DataParallel, Ddp };
 // A tuning technique on top of a single-process config: Adam as one multi-tensor
@@ -27,6 +28,7 @@ enum class Variant { None, AdamForeach, AdamFused, ChannelsLast, CudaGraph, Acti
 //         Adam variants also under amp-fp16: mlp/cuda/amp-fp16/pinned/adam-fused
 //         activation checkpointing, any precision: gpt2/cpu/fp32/ckpt  resnet50/cuda/amp-bf16/pinned/ckpt
 //   tf32: cnn/cuda/tf32/pinned
+//   fp8 (gpt2 only): gpt2/cuda/fp8/pinned
 //   gradient accumulation, K = 2..1024 micro-batches per optimizer step: mlp/cpu/fp32/acc4
 //         gpt2/cuda/amp-bf16/pinned/acc4  mlp/cpu/fp32/ddp-2/acc4 (not with graph)
 struct Config {

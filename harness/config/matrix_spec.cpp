@@ -56,6 +56,8 @@ std::vector<Config> techniques(const std::string& workload, const MatrixRequest&
       make(D::Cuda, P::Fp32, H::Pinned, M::Ddp, gpu_ranks),
   };
   configs.insert(configs.end(), gpu.begin(), gpu.end());
+  // FP8 matmuls in gpt2's Linear layers, against its amp-bf16 row (fp8_vs_bf16).
+  if (workload == "gpt2") configs.push_back(make(D::Cuda, P::Fp8, H::Pinned, M::Single, 1));
   if (images) configs.push_back(make(D::Cuda, P::Fp32, H::Pinned, M::Single, 1, V::ChannelsLast));
   for (const Variant variant : adam_variants) configs.push_back(make(D::Cuda, P::Fp32, H::Pinned, M::Single, 1, variant));
   // PyTorch's AMP + fused path (the kernel unscales), and the step as one CUDA Graph

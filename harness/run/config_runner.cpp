@@ -199,8 +199,8 @@ void prepare(PreparedConfig& c) {
   Dataset dataset = load_dataset(c);
   plan_devices(c);
   if (c.config.variant == Variant::CudaGraph) c.graph = std::make_unique<CudaGraphStep>(c.plan.device);
-  c.model = c.config.variant == Variant::ActivationCheckpoint ? c.workload->make_checkpointed_model()
-                                                                : c.workload->make_model();
+  c.model = c.workload->make_model_with({c.config.variant == Variant::ActivationCheckpoint,
+                                         c.config.precision == Precision::Fp8});
   c.model.module->to(c.plan.device);
   if (c.config.variant == Variant::ChannelsLast) to_channels_last(*c.model.module);
   if (c.ddp) c.ddp->broadcast_from_rank0(*c.model.module);

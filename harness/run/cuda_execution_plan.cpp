@@ -87,9 +87,21 @@ std::string device_name(int device) {
   return props != nullptr ? props->name : "?";
 }
 
-bool supports_bf16(int device) {
+// Whether the device's compute capability is at least major.minor.
+bool has_compute_capability(int device, int major, int minor) {
   const cudaDeviceProp* props = at::cuda::getDeviceProperties(static_cast<c10::DeviceIndex>(device));
-  return props != nullptr && props->major >= 8;
+  return props != nullptr && props->major * 10 + props->minor >= major * 10 + minor;
+}
+
+// What the fp8 precision runs, for the row (workloads/fp8_linear.h has the why).
+nlohmann::json fp8_recipe() {
+  return {{"recipe", "dynamic tensorwise scaling (torchao Float8Linear's default): one scale per tensor per cast, "
+                     "fp8 max / amax, no amax history"},
+          {"layers", "every Linear of gpt2's blocks (attn.c_attn, attn.c_proj, mlp.c_fc, mlp.c_proj)"},
+          {"input_and_weight", "float8_e4m3fn"},
+          {"grad_output", "float8_e5m2"},
+          {"matmul", "at::_scaled_mm with inverse scales; fast accumulation in the forward only"},
+          {"rest", "bf16 autocast (the tied LM head, attention, LayerNorm, embeddings, loss in fp32)"}};
 }
 
 // LibTorch's data_parallel runs the module itself on one device, but on several it deep-
@@ -140,8 +152,15 @@ ExecutionPlan plan_cuda_execution(const Config& config) {
       plan.autocast_dtype = torch::kHalf;
       plan.scaler = std::make_unique<GradScaler>();
       break;
+    case Precision::Fp8:
+      if (!has_compute_capability(0, 8, 9))
+        throw std::runtime_error(config.id() + ": " + device_name(0) + " has no FP8 tensor cores (needs compute capability 8.9+)");
+      plan.autocast = true;
+      plan.autocast_dtype = torch::kBFloat16;
+      plan.probes.push_back(std::make_shared<ResultSectionProbe>("fp8", fp8_recipe()));
+      break;
     case Precision::AmpBf16:
-      if (!supports_bf16(0))
+      if (!has_compute_capability(0, 8, 0))
         throw std::runtime_error(config.id() + ": " + device_name(0) + " has no bfloat16 support (needs compute capability 8.0+)");
       plan.autocast = true;
       plan.autocast_dtype = torch::kBFloat16;

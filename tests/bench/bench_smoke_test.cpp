@@ -20,7 +20,7 @@ using nlohmann::json;
 
 // Small cases of every area; the CUDA ones skip here (no driver) in microseconds.
 constexpr const char* kFilter =
-    "^(copy/h2d/pinned/bytes:4096|copy/d2d/bytes:4096|matmul/cpu/(fp32|bf16)/n:256|matmul/cuda/fp16/n:2048"
+    "^(copy/h2d/pinned/bytes:4096|copy/d2d/bytes:4096|matmul/cpu/(fp32|bf16)/n:256|matmul/cuda/(fp16|fp8)/n:2048"
     "|allreduce/gloo/bytes:(4096|65536)|allreduce/nccl/bytes:4096|loader/mlp/workers:[01]|train_step/(cpu|cuda)/mlp)/";
 
 // For the shell: the paths and the filter hold no single quotes.
@@ -89,7 +89,7 @@ json BenchSmoke::output_ = json::object();
 TEST_F(BenchSmoke, ExitsZeroWithJsonAndContext) {
   EXPECT_EQ(exit_code_, 0);
   ASSERT_TRUE(output_.contains("benchmarks"));
-  EXPECT_EQ(output_["benchmarks"].size(), 12u);
+  EXPECT_EQ(output_["benchmarks"].size(), 13u);
   EXPECT_TRUE(output_["context"].contains("torch_threads"));
   EXPECT_TRUE(output_["context"].contains("torch_version"));
 }
@@ -121,7 +121,7 @@ TEST_F(BenchSmoke, GlooAllReduceIsCheckedCorrectAcrossTwoProcesses) {
 
 TEST_F(BenchSmoke, CudaBenchmarksSkipWithTheDriversReasonWhenThereIsNoDevice) {
   if (cuda_available()) GTEST_SKIP() << "this machine has a CUDA device";
-  for (const char* name : {"copy/h2d/pinned/bytes:4096", "copy/d2d/bytes:4096", "matmul/cuda/fp16/n:2048",
+  for (const char* name : {"copy/h2d/pinned/bytes:4096", "copy/d2d/bytes:4096", "matmul/cuda/fp16/n:2048", "matmul/cuda/fp8/n:2048",
                            "allreduce/nccl/bytes:4096", "train_step/cuda/mlp"}) {
     const json entry = find(name);
     EXPECT_TRUE(entry.value("error_occurred", false)) << name;

@@ -91,6 +91,20 @@ TEST(Comparisons, GraphAgainstEagerFusedAdamAndFusedUnderAmp) {
   EXPECT_DOUBLE_EQ(find("mlp/cuda/amp-fp16/pinned/adam-fused")["speedup"].get<double>(), 1.2);
 }
 
+// fp8 is held against the same bf16 autocast model without its FP8 matmuls, not fp32.
+TEST(Comparisons, Fp8AgainstAmpBf16) {
+  const nlohmann::json results = {row("gpt2/cuda/fp32/pinned", "ok", 100, 1, 40),
+                                  row("gpt2/cuda/amp-bf16/pinned", "ok", 250, 1, 20),
+                                  row("gpt2/cuda/fp8/pinned", "ok", 325, 1, 18)};
+  const auto comparisons = compute_comparisons(results);
+  ASSERT_EQ(comparisons.size(), 2u);
+  EXPECT_EQ(comparisons[1]["kind"], "fp8_vs_bf16");
+  EXPECT_EQ(comparisons[1]["baseline"], "gpt2/cuda/amp-bf16/pinned");
+  EXPECT_EQ(comparisons[1]["candidate"], "gpt2/cuda/fp8/pinned");
+  EXPECT_DOUBLE_EQ(comparisons[1]["speedup"].get<double>(), 1.3);
+  EXPECT_DOUBLE_EQ(comparisons[1]["memory_ratio"].get<double>(), 0.9);
+}
+
 TEST(ReportFormat, TableAndMarkdownShowRowsReasonsAndSpeedups) {
   nlohmann::json report = {{"tool", {{"version", "0.1.0"}, {"git_commit", "abc"}}},
                            {"env", {{"cpu_model", "Test CPU"}, {"torch_version", "1.13.0"}, {"threads", 2}}},

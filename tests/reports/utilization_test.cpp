@@ -47,6 +47,19 @@ TEST(Utilization, GpuRowsGetBothSharesScaledByTheirDevices) {
   EXPECT_NE(u["vendor_peak_source"].get<std::string>().find("H200"), std::string::npos);
 }
 
+// fp8 rows against the FP8 peak, saying that only part of their matmuls can reach it.
+TEST(Utilization, Fp8RowsAgainstTheFp8PeakWithTheirBf16ShareSaid) {
+  nlohmann::json results = {ok_row("cuda", "fp8", "single", 1, 400.0)};
+  apply_utilization(results, kH200Env, kCpuCeilings);
+  const auto& u = results[0]["utilization"];
+  EXPECT_EQ(u["peak_precision"], "fp8");
+  EXPECT_DOUBLE_EQ(u["vendor_peak_tflops"].get<double>(), 1979);
+  EXPECT_NEAR(u["mfu_vs_vendor"].get<double>(), 400.0 / 1979.0, 1e-12);
+  const std::string notes = u["notes"].dump();
+  EXPECT_NE(notes.find("matmul_tflops.cuda.fp8 not in the ceilings file"), std::string::npos) << notes;
+  EXPECT_NE(notes.find("only the blocks' Linear matmuls run in FP8"), std::string::npos) << notes;
+}
+
 TEST(Utilization, MissingPeaksAreSaidAndOldRowsLeftAlone) {
   nlohmann::json results = {ok_row("cuda", "amp-fp16", "single", 1, 10.0), ok_row("cpu", "fp32", "single", 1, 0.1)};
   results[1]["throughput"].erase("tflops_per_s");  // a report from before FLOPs

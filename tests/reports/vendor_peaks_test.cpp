@@ -17,12 +17,16 @@ TEST(VendorPeaks, KnownGpusByTheNameCudaReportsDensePeaksWithTheirSource) {
   EXPECT_DOUBLE_EQ(vendor_peak("NVIDIA A100-SXM4-80GB", "bf16")->tflops, 312);
   EXPECT_DOUBLE_EQ(vendor_peak("NVIDIA L4", "fp16")->tflops, 121);
   EXPECT_DOUBLE_EQ(vendor_peak("NVIDIA GeForce RTX 4090", "bf16")->tflops, 165.2);
+  EXPECT_DOUBLE_EQ(vendor_peak("NVIDIA H200", "fp8")->tflops, 1979) << "twice bf16's";
+  EXPECT_DOUBLE_EQ(vendor_peak("NVIDIA H100 PCIe", "fp8")->tflops, 1513);
+  EXPECT_DOUBLE_EQ(vendor_peak("NVIDIA L4", "fp8")->tflops, 242.5);
 }
 
 TEST(VendorPeaks, UnknownGpusAndPrecisionsHaveNone) {
   EXPECT_FALSE(vendor_peak("NVIDIA L40S", "bf16").has_value()) << "L4 is matched exactly, not as a prefix";
   EXPECT_FALSE(vendor_peak("Tesla T4", "fp16").has_value());
   EXPECT_FALSE(vendor_peak("NVIDIA H200", "int8").has_value());
+  EXPECT_FALSE(vendor_peak("NVIDIA A100-SXM4-80GB", "fp8").has_value()) << "Ampere has no FP8 tensor cores";
   EXPECT_FALSE(vendor_peak("", "fp32").has_value());
 }
 

@@ -1,5 +1,6 @@
 #include "reports/verdicts.h"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 namespace gpubench {
@@ -123,6 +124,34 @@ TEST(Warnings, AVariantMustTrainLikeItsBaselineEitherWay) {
   EXPECT_NE(results[1]["warnings"][0].get<std::string>().find("adam-fused late loss differs by -10.0% from mlp/cpu/fp32"),
             std::string::npos)
       << results[1]["warnings"][0];
+}
+
+// fp8 against amp-bf16 (the same model but for its FP8 matmuls), past 2% either way; not
+// against fp32, whose 10% bar would hide what FP8 changes.
+TEST(Warnings, Fp8LossParityAgainstAmpBf16PastTwoPercentEitherWay) {
+  auto bf16 = row("gpt2/cuda/amp-bf16/pinned", 0, 0, 0.5, 0.4, 0.1);
+  bf16["config"]["precision"] = "amp-bf16";
+  bf16["config"]["host_memory"] = "pinned";
+  auto fp8 = row("gpt2/cuda/fp8/pinned", 0, 0, 0.5, 0.4, 0.1);
+  fp8["config"]["precision"] = "fp8";
+  fp8["config"]["host_memory"] = "pinned";
+  const auto warnings_with = [&](double factor) {
+    nlohmann::json candidate = fp8;
+    for (auto& value : candidate["loss"]["curve"]) value = value.get<double>() * factor;
+    nlohmann::json results = {bf16, candidate};
+    annotate_results(results);
+    return results[1]["warnings"];
+  };
+  EXPECT_TRUE(warnings_with(1.01).empty()) << warnings_with(1.01).dump();
+  EXPECT_TRUE(warnings_with(0.99).empty());
+  for (const double factor : {1.03, 0.97}) {
+    const auto warnings = warnings_with(factor);
+    ASSERT_EQ(warnings.size(), 1u) << warnings.dump();
+    EXPECT_NE(warnings[0].get<std::string>().find(fmt::format("fp8 late loss differs by {:+.1f}% from "
+                                                              "gpt2/cuda/amp-bf16/pinned's", (factor - 1) * 100)),
+              std::string::npos)
+        << warnings[0];
+  }
 }
 
 TEST(Warnings, AmpLossParityAgainstFp32OnTheSameData) {

@@ -16,7 +16,8 @@ TEST(ConfigId, RoundTripsEveryCanonicalForm) {
                                "cnn/cuda/tf32/pinned/graph", "mlp/cuda/amp-fp16/pinned/adam-fused", "mlp/cpu/fp32/acc4",
                                "mlp/cpu/fp32/ddp-2/acc4", "gpt2/cuda/amp-bf16/pinned/acc16",
                                "mlp/cuda/fp32/pinned/acc2/adam-fused", "gpt2/cpu/fp32/ckpt",
-                               "resnet50/cuda/amp-bf16/pinned/ckpt", "gpt2/cuda/fp32/pinned/acc4/ckpt"})
+                               "resnet50/cuda/amp-bf16/pinned/ckpt", "gpt2/cuda/fp32/pinned/acc4/ckpt",
+                               "gpt2/cuda/fp8/pinned", "gpt2/cuda/fp8/pinned/acc4/ckpt"})
     EXPECT_EQ(Config::parse(id).id(), id);
 }
 
@@ -39,6 +40,8 @@ TEST(ConfigId, ParsesFields) {
   EXPECT_EQ(Config::parse("mlp/cpu/fp32/adam-fused").variant, Variant::AdamFused);
   EXPECT_EQ(Config::parse("cnn/cuda/fp32/channels-last").id(), "cnn/cuda/fp32/pinned/channels-last");
   EXPECT_EQ(Config::parse("cnn/cuda/tf32").precision, Precision::Tf32);
+  EXPECT_EQ(Config::parse("gpt2/cuda/fp8").precision, Precision::Fp8);
+  EXPECT_EQ(Config::parse("gpt2/cuda/fp8").id(), "gpt2/cuda/fp8/pinned");
   EXPECT_EQ(Config::parse("mlp/cuda/fp32/graph").variant, Variant::CudaGraph);
   EXPECT_EQ(Config::parse("mlp/cpu/fp32").accumulate, 1);
   EXPECT_EQ(Config::parse("mlp/cpu/fp32/ddp-2/acc8").accumulate, 8);
@@ -85,6 +88,12 @@ TEST(ConfigId, RejectsBadIdsNamingTheProblem) {
   expect_rejected("mlp/cuda/amp-fp16/graph", "fp32 or tf32, against");
   expect_rejected("mlp/cuda/fp32/dp/graph", "single process only");
   expect_rejected("mlp/cpu/fp32/adam-fused/adam-foreach", "not understood");
+  expect_rejected("gpt2/cpu/fp8", "fp8 runs on cuda only");
+  expect_rejected("mlp/cuda/fp8/pinned", "fp8 applies to gpt2 only");
+  expect_rejected("resnet50/cuda/fp8/pinned", "fp8 applies to gpt2 only");
+  expect_rejected("gpt2/cuda/fp8/pinned/ddp-1", "fp32 only");
+  expect_rejected("gpt2/cuda/fp8/pinned/adam-fused", "fp32 or tf32 (or amp-fp16)");
+  expect_rejected("gpt2/cuda/fp8/pinned/graph", "fp32 or tf32, against");
 }
 
 }  // namespace

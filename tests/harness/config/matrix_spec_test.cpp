@@ -60,7 +60,9 @@ TEST(MatrixSpec, TheStandardWorkloadsHaveEveryTechniqueThatAppliesToThem) {
       EXPECT_TRUE(all.count(w + "/" + t)) << w + "/" + t;
   EXPECT_TRUE(all.count("resnet50/cpu/fp32/channels-last") && all.count("resnet50/cuda/fp32/pinned/channels-last"));
   EXPECT_FALSE(all.count("gpt2/cuda/fp32/pinned/channels-last")) << "no 4-d tensors";
-  EXPECT_EQ(all.size(), 2u * 17u + 2u);
+  EXPECT_TRUE(all.count("gpt2/cuda/fp8/pinned"));
+  EXPECT_FALSE(all.count("resnet50/cuda/fp8/pinned")) << "fp8 is gpt2's blocks' Linear layers";
+  EXPECT_EQ(all.size(), 2u * 17u + 2u + 1u);
 }
 
 TEST(MatrixSpec, NamedIdsAreThoseTheSpecListsOneByOneNormalised) {
@@ -92,6 +94,11 @@ TEST(MatrixSpec, GroupsSelectTheirTechniquesAndBaselines) {
   for (const std::string group : {"amp", "pinned", "parallel"})
     for (const auto& config : expand_matrix(request(group))) EXPECT_EQ(config.variant, Variant::None) << group;
   EXPECT_FALSE(amp.count("cnn/cuda/tf32/pinned"));
+  // fp8 is a mixed precision: in `amp` with the amp-bf16 row it is compared with.
+  MatrixRequest gpt2 = request("amp", {"gpt2"});
+  gpt2.known_workloads = {"gpt2"};
+  const auto gpt2_amp = ids(expand_matrix(gpt2));
+  EXPECT_TRUE(gpt2_amp.count("gpt2/cuda/fp8/pinned") && gpt2_amp.count("gpt2/cuda/amp-bf16/pinned"));
   EXPECT_EQ(ids(expand_matrix(request("tuning", {"cnn"}))),
             (std::set<std::string>{"cnn/cpu/fp32", "cnn/cpu/fp32/channels-last", "cnn/cuda/fp32/pinned",
                                    "cnn/cuda/tf32/pinned", "cnn/cuda/fp32/pinned/channels-last",

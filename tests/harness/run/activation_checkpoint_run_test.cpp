@@ -4,22 +4,12 @@
 
 #include <cmath>
 
-#include "config/run_settings.h"
-#include "run/config_runner.h"
+#include "support/quick_row.h"
 
 namespace gpubench {
 namespace {
 
-nlohmann::json run_gpt2(const std::string& id) {
-  RunSettings settings;
-  settings.preset = Preset::Quick;
-  settings.steps = 2;
-  settings.warmup = 0;
-  settings.seed = 42;
-  const nlohmann::json row = run_config_in_process(Config::parse(id), settings);
-  EXPECT_EQ(row.value("status", ""), "ok") << id << ": " << row.value("reason", "");
-  return row;
-}
+nlohmann::json run_gpt2(const std::string& id) { return run_quick_row(id, {/*steps=*/2}); }
 
 TEST(ActivationCheckpointRun, Gpt2TrainsAsItsPlainRowOnTheCpu) {
   const nlohmann::json plain = run_gpt2("gpt2/cpu/fp32");

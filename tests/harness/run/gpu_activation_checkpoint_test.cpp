@@ -4,25 +4,13 @@
 
 #include <cmath>
 
-#include "config/run_settings.h"
-#include "run/config_runner.h"
+#include "support/quick_row.h"
 #include "support/require_cuda.h"
 
 namespace gpubench {
 namespace {
 
-nlohmann::json run_quick(const std::string& id) {
-  RunSettings settings;
-  settings.preset = Preset::Quick;
-  settings.steps = 4;
-  settings.warmup = 1;
-  settings.batch_size = 4;
-  settings.seed = 42;
-  settings.cupti = false;
-  const nlohmann::json row = run_config_in_process(Config::parse(id), settings);
-  EXPECT_EQ(row.value("status", ""), "ok") << id << ": " << row.value("reason", "");
-  return row;
-}
+nlohmann::json run_quick(const std::string& id) { return run_quick_row(id, {/*steps=*/4, /*warmup=*/1, /*batch_size=*/4}); }
 
 TEST(GpuActivationCheckpoint, TrainsAsThePlainRowInLessDeviceMemory) {
   REQUIRE_CUDA();

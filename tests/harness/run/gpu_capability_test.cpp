@@ -1,5 +1,7 @@
 #include <gtest/gtest.h>
 
+#include <tuple>
+
 #include "config/matrix_spec.h"
 #include "run/capability.h"
 #include "run/execution_plan.h"
@@ -57,6 +59,18 @@ TEST(CudaCapability, Bf16NeedsComputeCapability8) {
   // Single-device configs compute on cuda:0: a second, older device does not matter.
   const auto mixed = cuda_machine({gpu("NVIDIA H200", 9, 0), gpu("Tesla T4", 7, 5)});
   EXPECT_FALSE(reason("cnn/cuda/amp-bf16/pinned", mixed).has_value());
+}
+
+TEST(CudaCapability, Fp8NeedsComputeCapability89) {
+  const auto ampere = cuda_machine({gpu("NVIDIA A100-SXM4-80GB", 8, 0)});
+  const auto why = reason("gpt2/cuda/fp8/pinned", ampere);
+  ASSERT_TRUE(why.has_value());
+  EXPECT_EQ(*why, "fp8 needs FP8 tensor cores (Ada, Hopper, Blackwell) (compute capability 8.9+); cuda:0 "
+                  "NVIDIA A100-SXM4-80GB is 8.0");
+  EXPECT_FALSE(reason("gpt2/cuda/amp-bf16/pinned", ampere).has_value());
+  for (const auto& [name, major, minor] : {std::tuple{"NVIDIA L4", 8, 9}, std::tuple{"NVIDIA H200", 9, 0},
+                                           std::tuple{"NVIDIA B200", 10, 0}})
+    EXPECT_FALSE(reason("gpt2/cuda/fp8/pinned", cuda_machine({gpu(name, major, minor)})).has_value()) << name;
 }
 
 // On a machine without a GPU (CI, the dev machines) every cuda config of the matrix,
