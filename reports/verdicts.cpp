@@ -162,7 +162,9 @@ std::optional<std::string> loss_parity_warning(const nlohmann::json& results, co
                        "math should train the same", variant, (*ratio - 1) * 100, baseline_id);
   }
   if (precision == "fp8") {
-    const std::string baseline_id = id.substr(0, id.find("/fp8")) + "/amp-bf16" + id.substr(id.find("/fp8") + 4);
+    const std::size_t at = id.find("/fp8");
+    if (at == std::string::npos) return std::nullopt;  // no id to derive the baseline's from
+    const std::string baseline_id = id.substr(0, at) + "/amp-bf16" + id.substr(at + 4);
     const auto ratio = ratio_to(baseline_id);
     if (!ratio || std::abs(*ratio - 1) <= kFp8LossTolerance) return std::nullopt;
     return fmt::format("fp8 late loss differs by {:+.1f}% from {}'s over the same steps, same seed and data (more than "

@@ -85,7 +85,8 @@ torch::Tensor fp8_linear(const torch::Tensor& input, const torch::Tensor& weight
   const c10::ScalarType compute =
       at::autocast::is_autocast_enabled(device) ? at::autocast::get_autocast_dtype(device) : input.scalar_type();
   const std::int64_t in = input.size(-1), out = weight.size(0);
-  const torch::Tensor x2 = input.to(compute).reshape({-1, in});
+  // _scaled_mm's first operand must be row-major; a strided view would reach cuBLASLt as is.
+  const torch::Tensor x2 = input.to(compute).reshape({-1, in}).contiguous();
   check_shapes(x2.size(0), in, out);
   torch::Tensor y = Fp8Matmul::apply(x2, weight);
   if (bias.defined()) y = y + bias.to(compute);

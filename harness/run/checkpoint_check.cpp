@@ -73,7 +73,7 @@ nlohmann::json CheckpointCheck::to_json() const {
 
 CheckpointCheck check_checkpoint_round_trip(const Workload& workload, Model& trained, torch::optim::Adam& optimizer,
                                             const torch::Tensor& probe_input, const std::string& path,
-                                            bool channels_last) {
+                                            bool channels_last, const ModelTechniques& techniques) {
   CheckpointCheck check;
   const auto device = probe_input.device();
   auto start = std::chrono::steady_clock::now();
@@ -88,7 +88,7 @@ CheckpointCheck check_checkpoint_round_trip(const Workload& workload, Model& tra
   struct stat info {};
   if (stat(path.c_str(), &info) == 0) check.bytes = static_cast<std::uint64_t>(info.st_size);
 
-  Model restored = workload.make_model();
+  Model restored = workload.make_model_with(techniques);
   restored.module->to(device);
   if (channels_last) to_channels_last(*restored.module);
   auto restored_optimizer =

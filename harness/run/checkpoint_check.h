@@ -18,11 +18,12 @@ struct CheckpointCheck {
 };
 
 // Saves model + optimizer with torch's serializer to `path`, loads them into fresh
-// instances made by `workload`, and verifies the round trip bitwise. `channels_last`: the
-// trained model's 4-d tensors are in that layout, and the restored one is put in it too
-// before the outputs are compared (a different layout picks different kernels).
+// instances made by `workload` with the trained model's `techniques` (an fp8 model's
+// outputs are an fp8 model's, never a plain one's), and verifies the round trip bitwise.
+// `channels_last`: the trained model's 4-d tensors are in that layout, and the restored one
+// is put in it too before the outputs are compared (a different layout picks different kernels).
 CheckpointCheck check_checkpoint_round_trip(const Workload& workload, Model& trained, torch::optim::Adam& optimizer,
                                             const torch::Tensor& probe_input, const std::string& path,
-                                            bool channels_last = false);
+                                            bool channels_last = false, const ModelTechniques& techniques = {});
 
 }  // namespace gpubench

@@ -105,6 +105,11 @@ struct PreparedConfig {
   TrainerSpec spec;
 };
 
+// What the config builds into its model (and the checkpoint check rebuilds).
+ModelTechniques model_techniques(const Config& config) {
+  return {config.variant == Variant::ActivationCheckpoint, config.precision == Precision::Fp8};
+}
+
 // The ranks of a CPU DDP config share this machine's cores: by default each gets its
 // share, as torchrun's OMP_NUM_THREADS=1 intends; all cores per rank would oversubscribe
 // them and charge DDP for the contention. An explicit --threads is honoured.
@@ -199,8 +204,7 @@ void prepare(PreparedConfig& c) {
   Dataset dataset = load_dataset(c);
   plan_devices(c);
   if (c.config.variant == Variant::CudaGraph) c.graph = std::make_unique<CudaGraphStep>(c.plan.device);
-  c.model = c.workload->make_model_with({c.config.variant == Variant::ActivationCheckpoint,
-                                         c.config.precision == Precision::Fp8});
+  c.model = c.workload->make_model_with(model_techniques(c.config));
   c.model.module->to(c.plan.device);
   if (c.config.variant == Variant::ChannelsLast) to_channels_last(*c.model.module);
   if (c.ddp) c.ddp->broadcast_from_rank0(*c.model.module);
@@ -321,7 +325,8 @@ nlohmann::json collect(PreparedConfig& c, const TrainingRun& run) {
   if (reporting) {
     const PrivateDir checkpoint_dir(c.settings->scratch_dir);
     checkpoint = check_checkpoint_round_trip(*c.workload, c.model, *c.optimizer, run.last_batch.data,
-                                             checkpoint_dir.file("checkpoint.pt"), c.config.variant == Variant::ChannelsLast);
+                                             checkpoint_dir.file("checkpoint.pt"), c.config.variant == Variant::ChannelsLast,
+                                             model_techniques(c.config));
   }
 
   nlohmann::json result = describe_run(c, run);

@@ -152,6 +152,19 @@ TEST(Warnings, Fp8LossParityAgainstAmpBf16PastTwoPercentEitherWay) {
               std::string::npos)
         << warnings[0];
   }
+  // Suffixes carry over to the baseline; a row without an id is left alone, not thrown on.
+  nlohmann::json accumulating = fp8, bf16_accumulating = bf16;
+  accumulating["config_id"] = "gpt2/cuda/fp8/pinned/acc4";
+  bf16_accumulating["config_id"] = "gpt2/cuda/amp-bf16/pinned/acc4";
+  for (auto& value : accumulating["loss"]["curve"]) value = value.get<double>() * 1.05;
+  nlohmann::json results = {bf16_accumulating, accumulating};
+  annotate_results(results);
+  ASSERT_EQ(results[1]["warnings"].size(), 1u) << results[1]["warnings"].dump();
+  EXPECT_NE(results[1]["warnings"][0].get<std::string>().find("from gpt2/cuda/amp-bf16/pinned/acc4's"), std::string::npos);
+  nlohmann::json nameless = fp8;
+  nameless.erase("config_id");
+  results = {bf16, nameless};
+  EXPECT_NO_THROW(annotate_results(results));
 }
 
 TEST(Warnings, AmpLossParityAgainstFp32OnTheSameData) {

@@ -59,6 +59,7 @@ TEST(GpuFp8, Gpt2TrainsAsItsAmpBf16RowWithinTwoPercent) {
   const auto& a = bf16["loss"]["curve"];
   const auto& b = fp8["loss"]["curve"];
   ASSERT_EQ(a.size(), b.size());
+  EXPECT_NE(a, b) << "the fp8 row trained the bf16 model: its Linear layers were not built in FP8";
   for (std::size_t i = 0; i < a.size(); ++i)
     EXPECT_NEAR(b[i].get<double>(), a[i].get<double>(), 0.02 * a[i].get<double>()) << "step " << i;
   EXPECT_EQ(fp8["fp8"].value("grad_output", ""), "float8_e5m2");
