@@ -41,8 +41,11 @@ void MemorySampler::write_result(nlohmann::json& result) const {
   // are synced lazily, so the "peak" can lag a sample by a few pages; a peak below what
   // we saw is wrong by definition, so take the larger.
   const std::uint64_t peak = peak_at_end_ != 0 ? peak_at_end_ : peak_rss_bytes();
-  memory["host_peak_rss_bytes"] = std::max(peak, max_sampled);
-  memory["host_peak_rss_bytes_training"] = std::max(peak, max_sampled);
+  // The same peak twice: the runner rewrites host_peak_rss_bytes after the checkpoint round
+  // trip (the whole process's), _training keeps the training steps' own.
+  const std::uint64_t training_peak = std::max(peak, max_sampled);
+  memory["host_peak_rss_bytes"] = training_peak;
+  memory["host_peak_rss_bytes_training"] = training_peak;
   if (device_stats_) memory["device_per_step"] = device_;
 }
 

@@ -10,19 +10,6 @@
 namespace gpubench {
 namespace {
 
-struct ComputeCapability {
-  int major, minor;
-  const char* what;
-};
-
-// The tensor-core generation a CUDA precision needs, if it needs one.
-std::optional<ComputeCapability> minimum_compute_capability(Precision precision) {
-  if (precision == Precision::AmpBf16) return ComputeCapability{8, 0, "bfloat16 support"};
-  if (precision == Precision::Tf32) return ComputeCapability{8, 0, "TF32 tensor cores"};
-  if (precision == Precision::Fp8) return ComputeCapability{8, 9, "FP8 tensor cores (Ada, Hopper, Blackwell)"};
-  return std::nullopt;
-}
-
 // The CUDA part: why this machine or build cannot run a cuda config, if it cannot.
 std::optional<std::string> cuda_skip_reason(const Config& config, const MachineCapabilities& machine) {
   // LibTorch's own reason: the library that would run the config says why it cannot.
@@ -34,10 +21,9 @@ std::optional<std::string> cuda_skip_reason(const Config& config, const MachineC
   // Single-device configs compute on cuda:0 (parallel modes are fp32 only).
   if (const auto need = minimum_compute_capability(config.precision); need && !machine.cuda.devices.empty()) {
     const GpuInfo& gpu = machine.cuda.devices.front();
-    if (gpu.compute_major * 10 + gpu.compute_minor < need->major * 10 + need->minor)
-      return to_string(config.precision) + " needs " + need->what + " (compute capability " + std::to_string(need->major) +
-             "." + std::to_string(need->minor) + "+); cuda:0 " + gpu.name + " is " + std::to_string(gpu.compute_major) +
-             "." + std::to_string(gpu.compute_minor);
+    if (!need->met_by(gpu.compute_major, gpu.compute_minor))
+      return to_string(config.precision) + " needs " + need->what + " (compute capability " + need->text() +
+             "+); cuda:0 " + gpu.name + " is " + std::to_string(gpu.compute_major) + "." + std::to_string(gpu.compute_minor);
   }
   // DataParallel runs on however many devices there are, one included (the result
   // records the count in result["parallel"]["devices"]).
@@ -55,6 +41,13 @@ bool cpu_has_bf16_units() {
 }
 
 }  // namespace
+
+std::optional<ComputeCapability> minimum_compute_capability(Precision precision) {
+  if (precision == Precision::AmpBf16) return ComputeCapability{8, 0, "bfloat16 support"};
+  if (precision == Precision::Tf32) return ComputeCapability{8, 0, "TF32 tensor cores"};
+  if (precision == Precision::Fp8) return ComputeCapability{8, 9, "FP8 tensor cores (Ada, Hopper, Blackwell)"};
+  return std::nullopt;
+}
 
 MachineCapabilities detect_capabilities() {
   MachineCapabilities machine;

@@ -20,6 +20,20 @@ struct MachineCapabilities {
 
 MachineCapabilities detect_capabilities();
 
+// A compute capability a precision needs, and what the GPU must have at it.
+struct ComputeCapability {
+  int major, minor;
+  const char* what;
+  bool met_by(int device_major, int device_minor) const {
+    return device_major * 10 + device_minor >= major * 10 + minor;
+  }
+  std::string text() const { return std::to_string(major) + "." + std::to_string(minor); }
+};
+
+// The tensor-core generation a CUDA precision needs (amp-bf16 and tf32 8.0, fp8 8.9), if
+// any: the one table the skip reasons and the CUDA plan's own check read.
+std::optional<ComputeCapability> minimum_compute_capability(Precision precision);
+
 // nullopt if the config can run here, else the reason it is skipped.
 std::optional<std::string> skip_reason(const Config& config, const MachineCapabilities& machine);
 

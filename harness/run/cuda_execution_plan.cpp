@@ -9,6 +9,7 @@
 #include <torch/cuda.h>
 
 #include "device/cuda_memory_stats.h"
+#include "run/capability.h"
 #include "run/cuda_event_clock.h"
 #include "run/cuda_loss_readback.h"
 #include "run/float32_math.h"
@@ -87,10 +88,10 @@ std::string device_name(int device) {
   return props != nullptr ? props->name : "?";
 }
 
-// Whether the device's compute capability is at least major.minor.
-bool has_compute_capability(int device, int major, int minor) {
+// Whether the device has what `need` asks for.
+bool has_compute_capability(int device, const ComputeCapability& need) {
   const cudaDeviceProp* props = at::cuda::getDeviceProperties(static_cast<c10::DeviceIndex>(device));
-  return props != nullptr && props->major * 10 + props->minor >= major * 10 + minor;
+  return props != nullptr && need.met_by(props->major, props->minor);
 }
 
 // What the fp8 precision runs, for the row (workloads/fp8_linear.h has the why).
@@ -144,6 +145,9 @@ ExecutionPlan plan_cuda_execution(const Config& config) {
   }
 
   plan.probes.push_back(std::make_shared<ResultSectionProbe>("float32_math", apply_float32_math(config.precision)));
+  if (const auto need = minimum_compute_capability(config.precision); need && !has_compute_capability(0, *need))
+    throw std::runtime_error(config.id() + ": " + device_name(0) + " lacks " + need->what + " (needs compute capability " +
+                             need->text() + "+)");
   switch (config.precision) {
     case Precision::Fp32:
     case Precision::Tf32: break;  // apply_float32_math set their matmul and convolution math
@@ -153,15 +157,11 @@ ExecutionPlan plan_cuda_execution(const Config& config) {
       plan.scaler = std::make_unique<GradScaler>();
       break;
     case Precision::Fp8:
-      if (!has_compute_capability(0, 8, 9))
-        throw std::runtime_error(config.id() + ": " + device_name(0) + " has no FP8 tensor cores (needs compute capability 8.9+)");
       plan.autocast = true;
       plan.autocast_dtype = torch::kBFloat16;
       plan.probes.push_back(std::make_shared<ResultSectionProbe>("fp8", fp8_recipe()));
       break;
     case Precision::AmpBf16:
-      if (!has_compute_capability(0, 8, 0))
-        throw std::runtime_error(config.id() + ": " + device_name(0) + " has no bfloat16 support (needs compute capability 8.0+)");
       plan.autocast = true;
       plan.autocast_dtype = torch::kBFloat16;
       break;

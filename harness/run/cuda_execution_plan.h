@@ -10,7 +10,8 @@ namespace gpubench {
 //   amp-fp16       autocast float16 + GradScaler (PyTorch's defaults)
 //   amp-bf16       autocast bfloat16, no loss scaling
 //   fp8            amp-bf16 with the model's Linear layers in FP8 (the model is built so by
-//                  the runner; this plan checks compute capability 8.9+ and writes result["fp8"])
+//                  the runner; this plan writes result["fp8"])
+// A precision below cuda:0's compute capability (minimum_compute_capability) is refused.
 //   dp             torch::nn::parallel::data_parallel over every visible device (1 is fine)
 // Probes: host-to-device copy statistics (result["h2d"]), the caching allocator's peaks
 // over the measured steps (result["memory"]["cuda_peak_allocated_bytes"/"..reserved.."]),

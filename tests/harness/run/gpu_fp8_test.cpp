@@ -7,6 +7,7 @@
 
 #include <ATen/cuda/CUDAContext.h>
 
+#include "run/capability.h"
 #include "support/quick_row.h"
 #include "support/require_cuda.h"
 #include "workloads/fp8_linear.h"
@@ -16,7 +17,7 @@ namespace {
 
 bool device_has_fp8() {
   const cudaDeviceProp* props = at::cuda::getDeviceProperties(0);
-  return props->major * 10 + props->minor >= 89;
+  return minimum_compute_capability(Precision::Fp8)->met_by(props->major, props->minor);
 }
 
 #define REQUIRE_FP8()                                                                \
