@@ -3,60 +3,54 @@
 #include "reports/loss_parity.h"
 
 #include <algorithm>
+#include <map>
+#include <optional>
 #include <string>
 #include <vector>
+
+#include "config/config.h"
+#include "config/stack_parts.h"
 
 namespace gpubench {
 namespace {
 
-// Pairs by config-id suffix (after "<workload>/"): kind, baseline, candidate.
-struct PairRule {
-  const char* kind;
-  const char* baseline;
-  const char* candidate;
-};
-
-const std::vector<PairRule>& pair_rules() {
-  static const std::vector<PairRule> rules = {
-      {"bf16_vs_fp32", "cpu/fp32", "cpu/bf16"},
-      {"ddp_vs_single", "cpu/fp32", "cpu/fp32/ddp-2"},
-      {"gpu_vs_cpu", "cpu/fp32", "cuda/fp32/pinned"},
-      {"pinned_vs_pageable", "cuda/fp32/pageable", "cuda/fp32/pinned"},
-      {"amp_fp16_vs_fp32", "cuda/fp32/pinned", "cuda/amp-fp16/pinned"},
-      {"amp_bf16_vs_fp32", "cuda/fp32/pinned", "cuda/amp-bf16/pinned"},
+// The comparison kind of each part of a stack (stack_parts.h): a row against the same row
+// without that part.
+std::string kind_of(const std::string& part) {
+  static const std::map<std::string, std::string> kinds = {
+      {"bf16", "bf16_vs_fp32"},
+      {"amp-fp16", "amp_fp16_vs_fp32"},
+      {"amp-bf16", "amp_bf16_vs_fp32"},
+      {"tf32", "tf32_vs_fp32"},
       // The same bf16 autocast model but for its blocks' Linear matmuls in FP8.
-      {"fp8_vs_bf16", "cuda/amp-bf16/pinned", "cuda/fp8/pinned"},
-      {"dp_vs_single", "cuda/fp32/pinned", "cuda/fp32/pinned/dp"},
-      // The matrix runs cuda DDP with one rank per visible device: ddp-1 on one GPU, ddp-8 on eight.
-      {"ddp_vs_single", "cuda/fp32/pinned", "cuda/fp32/pinned/ddp-*"},
-      {"ddp_vs_dp", "cuda/fp32/pinned/dp", "cuda/fp32/pinned/ddp-*"},
-      {"adam_foreach_vs_loop", "cpu/fp32", "cpu/fp32/adam-foreach"},
-      {"adam_fused_vs_loop", "cpu/fp32", "cpu/fp32/adam-fused"},
-      {"channels_last_vs_contiguous", "cpu/fp32", "cpu/fp32/channels-last"},
-      {"tf32_vs_fp32", "cuda/fp32/pinned", "cuda/tf32/pinned"},
-      {"adam_foreach_vs_loop", "cuda/fp32/pinned", "cuda/fp32/pinned/adam-foreach"},
-      {"adam_fused_vs_loop", "cuda/fp32/pinned", "cuda/fp32/pinned/adam-fused"},
-      {"channels_last_vs_contiguous", "cuda/fp32/pinned", "cuda/fp32/pinned/channels-last"},
-      {"adam_fused_vs_loop", "cuda/amp-fp16/pinned", "cuda/amp-fp16/pinned/adam-fused"},
-      {"graph_vs_eager", "cuda/fp32/pinned/adam-fused", "cuda/fp32/pinned/graph"},
+      {"fp8", "fp8_vs_bf16"},
+      {"dp", "dp_vs_single"},
+      {"adam-foreach", "adam_foreach_vs_loop"},
+      {"adam-fused", "adam_fused_vs_loop"},
+      {"channels-last", "channels_last_vs_contiguous"},
       // Activation checkpointing: the memory ratio is what it is for, the speedup its price.
-      {"ckpt_vs_plain", "cpu/fp32", "cpu/fp32/ckpt"},
-      {"ckpt_vs_plain", "cuda/fp32/pinned", "cuda/fp32/pinned/ckpt"},
-      // samples/s counts every micro-batch; memory is what the larger global batch costs.
-      {"accumulation_vs_plain", "cpu/fp32", "cpu/fp32/acc*"},
-      {"accumulation_vs_plain", "cuda/fp32/pinned", "cuda/fp32/pinned/acc*"},
+      {"ckpt", "ckpt_vs_plain"},
+      // Against the eager fused-Adam row: the same kernels, so the ratio is the launches saved.
+      {"graph", "graph_vs_eager"},
   };
-  return rules;
+  if (const auto found = kinds.find(part); found != kinds.end()) return found->second;
+  if (part.rfind("ddp-", 0) == 0) return "ddp_vs_single";
+  // samples/s counts every micro-batch; memory is what the larger global batch costs.
+  if (part.rfind("acc", 0) == 0) return "accumulation_vs_plain";
+  return part + "_vs_without";
 }
 
-// `id` may end in '*': the first ok row whose id starts with the rest.
-const nlohmann::json* find_ok(const nlohmann::json& results, const std::string& id) {
-  const bool prefix = !id.empty() && id.back() == '*';
-  const std::string stem = prefix ? id.substr(0, id.size() - 1) : id;
-  for (const auto& row : results) {
-    const std::string row_id = row.value("config_id", "");
-    if ((prefix ? row_id.rfind(stem, 0) == 0 : row_id == id) && row.value("status", "") == "ok") return &row;
+std::optional<Config> parsed(const nlohmann::json& row) {
+  try {
+    return Config::parse(row.value("config_id", ""));
+  } catch (const std::exception&) {
+    return std::nullopt;  // a report of another grammar: its rows compare with nothing
   }
+}
+
+const nlohmann::json* find_ok(const nlohmann::json& results, const std::string& id) {
+  for (const auto& row : results)
+    if (row.value("config_id", "") == id && row.value("status", "") == "ok") return &row;
   return nullptr;
 }
 
@@ -82,32 +76,55 @@ std::string memory_metric(const nlohmann::json& base, const nlohmann::json& cand
   return has_training(base) && has_training(candidate) ? "host_peak_rss_bytes_training" : "host_peak_rss_bytes";
 }
 
+// Every (kind, baseline id) a row is compared with: the row without each part of its
+// stack; a pinned row against its pageable twin; the plain GPU row against the plain CPU
+// row; a DDP row against the DataParallel row of the same stack.
+std::vector<std::pair<std::string, std::string>> baselines_of(const Config& row) {
+  std::vector<std::pair<std::string, std::string>> pairs;
+  const Config plain_cpu = plain_config(row.workload, DeviceKind::Cpu);
+  if (row == plain_config(row.workload, DeviceKind::Cuda)) pairs.emplace_back("gpu_vs_cpu", plain_cpu.id());
+  if (row.device == DeviceKind::Cuda && row.host_memory == HostMemory::Pinned) {
+    Config pageable = row;
+    pageable.host_memory = HostMemory::Pageable;
+    pairs.emplace_back("pinned_vs_pageable", pageable.id());
+  }
+  for (const auto& part : stack_parts(row)) {
+    const Config without = without_part(row, part);
+    if (!(without == row)) pairs.emplace_back(kind_of(part), without.id());
+  }
+  if (row.parallel == ParallelMode::Ddp && row.device == DeviceKind::Cuda) {
+    Config dp = row;
+    dp.parallel = ParallelMode::DataParallel;
+    dp.world_size = 1;
+    pairs.emplace_back("ddp_vs_dp", dp.id());
+  }
+  return pairs;
+}
+
 }  // namespace
+
+nlohmann::json compare_rows(const std::string& kind, const nlohmann::json& base, const nlohmann::json& candidate) {
+  const double base_rate = median_throughput(base);
+  const std::string metric = memory_metric(base, candidate);
+  const double base_memory = memory_value(base, metric);
+  return {{"kind", kind},
+          {"workload", candidate["config"].value("workload", "")},
+          {"baseline", base["config_id"]},
+          {"candidate", candidate["config_id"]},
+          {"speedup", base_rate > 0 ? median_throughput(candidate) / base_rate : 0.0},
+          {"memory_metric", metric},
+          {"memory_ratio", base_memory > 0 ? memory_value(candidate, metric) / base_memory : 0.0},
+          {"loss_ratio", late_loss_ratio(base, candidate)}};
+}
 
 nlohmann::json compute_comparisons(const nlohmann::json& results) {
   nlohmann::json comparisons = nlohmann::json::array();
-  std::vector<std::string> workloads;
   for (const auto& row : results) {
-    const std::string workload = row["config"].value("workload", "");
-    if (std::find(workloads.begin(), workloads.end(), workload) == workloads.end()) workloads.push_back(workload);
-  }
-  for (const auto& workload : workloads) {
-    for (const auto& rule : pair_rules()) {
-      const auto* base = find_ok(results, workload + "/" + rule.baseline);
-      const auto* candidate = find_ok(results, workload + "/" + rule.candidate);
-      if (base == nullptr || candidate == nullptr) continue;
-      const double base_rate = median_throughput(*base);
-      const std::string metric = memory_metric(*base, *candidate);
-      const double base_memory = memory_value(*base, metric);
-      comparisons.push_back({{"kind", rule.kind},
-                             {"workload", workload},
-                             {"baseline", (*base)["config_id"]},
-                             {"candidate", (*candidate)["config_id"]},
-                             {"speedup", base_rate > 0 ? median_throughput(*candidate) / base_rate : 0.0},
-                             {"memory_metric", metric},
-                             {"memory_ratio", base_memory > 0 ? memory_value(*candidate, metric) / base_memory : 0.0},
-                             {"loss_ratio", late_loss_ratio(*base, *candidate)}});
-    }
+    if (row.value("status", "") != "ok") continue;
+    const auto config = parsed(row);
+    if (!config) continue;
+    for (const auto& [kind, baseline_id] : baselines_of(*config))
+      if (const auto* base = find_ok(results, baseline_id)) comparisons.push_back(compare_rows(kind, *base, row));
   }
   return comparisons;
 }

@@ -1,5 +1,6 @@
 #include <fmt/format.h>
 
+#include "reports/ablation.h"
 #include "reports/report_format.h"
 #include "reports/overhead_rows.h"
 #include "reports/report_rows.h"
@@ -38,6 +39,8 @@ std::string format_report_markdown(const nlohmann::json& report) {
                           escape_cell(c.speedup), escape_cell(c.utilization), c.peak_memory, c.phases, escape_cell(c.note));
     }
   }
+  if (const std::string ablation = format_ablation_blocks(report); !ablation.empty())
+    text += "\n## Ablations: what each part of a recipe buys\n\n```text" + ablation + "```\n";
   const auto overhead = overhead_rows(report);
   if (overhead.size() > 1) {
     text += "\n## Harness overhead (--overhead)\n\n";

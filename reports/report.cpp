@@ -2,6 +2,7 @@
 
 #include <ctime>
 
+#include "reports/ablation.h"
 #include "reports/ceiling_shares.h"
 #include "reports/comparisons.h"
 #include "reports/utilization.h"
@@ -39,6 +40,7 @@ nlohmann::json build_report(const nlohmann::json& env, const nlohmann::json& mat
     report["ceilings"] = ceilings;
   }
   report["comparisons"] = compute_comparisons(report["results"]);
+  for (auto& entry : compute_ablations(matrix, report["results"])) report["comparisons"].push_back(std::move(entry));
   return report;
 }
 

@@ -1,5 +1,6 @@
 #include <fmt/format.h>
 
+#include "reports/ablation.h"
 #include "reports/report_format.h"
 #include "reports/overhead_rows.h"
 #include "reports/report_rows.h"
@@ -24,11 +25,13 @@ std::string format_report_table(const nlohmann::json& report) {
   if (!comparisons.empty()) {
     std::vector<std::vector<std::string>> pairs = {{"comparison", "workload", "candidate vs baseline", "speedup", "memory ratio"}};
     for (const auto& c : comparisons)
-      pairs.push_back({c.value("kind", ""), c.value("workload", ""),
+      if (c.value("kind", "") != "ablation" && c.value("kind", "") != "scaling_efficiency")
+        pairs.push_back({c.value("kind", ""), c.value("workload", ""),
                        c.value("candidate", "") + " vs " + c.value("baseline", ""),
                        fmt::format("{:.2f}x", c.value("speedup", 0.0)), fmt::format("{:.2f}x", c.value("memory_ratio", 0.0))});
     text += "\n" + align_columns(pairs);
   }
+  text += format_ablation_blocks(report);
   const auto overhead = overhead_rows(report);
   if (overhead.size() > 1) text += "\nharness overhead (--overhead)\n" + align_columns(overhead);
   return text;

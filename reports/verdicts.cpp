@@ -1,5 +1,7 @@
 #include "reports/verdicts.h"
 
+#include "config/config.h"
+#include "config/stack_parts.h"
 #include "reports/loss_parity.h"
 #include "reports/step_phases.h"
 #include "stats/summary.h"
@@ -139,44 +141,51 @@ std::optional<std::string> measured_rss_growth(const nlohmann::json& memory) {
                      "(try --host-malloc glibc)", first / kMiB, last / kMiB);
 }
 
-// Loss parity on the same seed and data: a variant (fused/foreach Adam, channels_last,
-// ckpt: the same math) against its config without it, both ways; fp8 against amp-bf16 (the
-// same model but for the FP8 matmuls), both ways; another lower precision (AMP, bf16,
-// tf32) against the fp32 row of the same workload, device and host memory, when higher.
-std::optional<std::string> loss_parity_warning(const nlohmann::json& results, const nlohmann::json& row) {
-  const auto& config = row["config"];
-  const std::string id = row.value("config_id", "");
-  const std::string precision = config.value("precision", "");
-  const std::string variant = config.value("variant", "none");
-  const auto ratio_to = [&](const std::string& baseline_id) -> std::optional<double> {
-    const auto* baseline = find_ok(results, baseline_id);
-    const nlohmann::json ratio = baseline ? late_loss_ratio(*baseline, row) : nlohmann::json();
+// Loss parity on the same seed and data. The parts of a stack that keep the math
+// (fused/foreach Adam, channels_last, ckpt, graph) against the row without each, both
+// ways; fp8 against the row without it (bf16 autocast), both ways; a lower precision (AMP,
+// bf16, tf32) against the same stack in fp32, when higher.
+std::vector<std::string> loss_parity_warnings(const nlohmann::json& results, const nlohmann::json& row) {
+  std::vector<std::string> warnings;
+  Config config;
+  try {
+    config = Config::parse(row.value("config_id", ""));
+  } catch (const std::exception&) {
+    return warnings;  // an id of another grammar: no baseline to derive
+  }
+  const auto ratio_to = [&](const Config& baseline) -> std::optional<double> {
+    const auto* found = find_ok(results, baseline.id());
+    const nlohmann::json ratio = found ? late_loss_ratio(*found, row) : nlohmann::json();
     if (!ratio.is_number()) return std::nullopt;
     return ratio.get<double>();
   };
-  if (variant != "none") {
-    const std::string baseline_id = id.substr(0, id.size() - variant.size() - 1);
-    const auto ratio = ratio_to(baseline_id);
-    if (!ratio || std::abs(*ratio - 1) <= kVariantLossTolerance) return std::nullopt;
-    return fmt::format("{} late loss differs by {:+.1f}% from {}'s over the same steps, same seed and data: the same "
-                       "math should train the same", variant, (*ratio - 1) * 100, baseline_id);
+  for (const auto& part : stack_parts(config)) {
+    const Config baseline = without_part(config, part);
+    if (baseline == config) continue;
+    const bool same_math = part == "adam-foreach" || part == "adam-fused" || part == "channels-last" || part == "ckpt" ||
+                           part == "graph";
+    if (same_math) {
+      const auto ratio = ratio_to(baseline);
+      if (ratio && std::abs(*ratio - 1) > kVariantLossTolerance)
+        warnings.push_back(fmt::format("{} late loss differs by {:+.1f}% from {}'s over the same steps, same seed and "
+                                       "data: the same math should train the same",
+                                       part, (*ratio - 1) * 100, baseline.id()));
+    } else if (part == "fp8") {
+      const auto ratio = ratio_to(baseline);
+      if (ratio && std::abs(*ratio - 1) > kFp8LossTolerance)
+        warnings.push_back(fmt::format("fp8 late loss differs by {:+.1f}% from {}'s over the same steps, same seed and "
+                                       "data (more than {}): the FP8 matmuls change what the model learns",
+                                       (*ratio - 1) * 100, baseline.id(), pct(kFp8LossTolerance)));
+    } else if (part == to_string(config.precision)) {
+      Config fp32 = config;
+      fp32.precision = Precision::Fp32;
+      const auto ratio = ratio_to(fp32);
+      if (ratio && *ratio > 1 + kAmpLossTolerance)
+        warnings.push_back(fmt::format("{} late loss is {} above fp32's over the same steps, same seed and data", part,
+                                       pct(*ratio - 1)));
+    }
   }
-  if (precision == "fp8") {
-    const std::size_t at = id.find("/fp8");
-    if (at == std::string::npos) return std::nullopt;  // no id to derive the baseline's from
-    const std::string baseline_id = id.substr(0, at) + "/amp-bf16" + id.substr(at + 4);
-    const auto ratio = ratio_to(baseline_id);
-    if (!ratio || std::abs(*ratio - 1) <= kFp8LossTolerance) return std::nullopt;
-    return fmt::format("fp8 late loss differs by {:+.1f}% from {}'s over the same steps, same seed and data (more than "
-                       "{}): the FP8 matmuls change what the model learns", (*ratio - 1) * 100, baseline_id,
-                       pct(kFp8LossTolerance));
-  }
-  if (precision == "fp32") return std::nullopt;
-  std::string baseline_id = config.value("workload", "") + "/" + config.value("device", "") + "/fp32";
-  if (config.value("device", "") == "cuda") baseline_id += "/" + config.value("host_memory", "pinned");
-  const auto ratio = ratio_to(baseline_id);
-  if (!ratio || *ratio <= 1 + kAmpLossTolerance) return std::nullopt;
-  return fmt::format("{} late loss is {} above fp32's over the same steps, same seed and data", precision, pct(*ratio - 1));
+  return warnings;
 }
 
 }  // namespace
@@ -225,7 +234,7 @@ void annotate_results(nlohmann::json& results) {
     if (row.value("status", "") != "ok") continue;
     row["verdict"] = bottleneck_verdict(row);
     row["warnings"] = row_warnings(row);
-    if (auto warning = loss_parity_warning(results, row)) row["warnings"].push_back(*warning);
+    for (const auto& warning : loss_parity_warnings(results, row)) row["warnings"].push_back(warning);
   }
 }
 

@@ -1,5 +1,6 @@
 #include "workloads/cnn.h"
 
+#include "workloads/activation_checkpoint.h"
 #include "workloads/data/synthetic_images.h"
 
 namespace gpubench {
@@ -51,7 +52,10 @@ void CnnImpl::reset() {
 
 torch::Tensor CnnImpl::forward(const torch::Tensor& images) {
   auto x = torch::relu(stem_bn(stem(images)));
-  x = block3(block2(block1(x)));
+  for (BasicBlock block : {block1, block2, block3})
+    x = checkpoint_blocks ? checkpointed([block](const torch::Tensor& in) mutable { return block->forward(in); }, x,
+                                         batch_norms_of(*block))
+                          : block->forward(x);
   x = torch::adaptive_avg_pool2d(x, {1, 1}).flatten(1);
   return head(x);
 }
@@ -68,6 +72,20 @@ std::int64_t CnnImpl::forward_macs_per_sample(std::int64_t height, std::int64_t 
 
 Dataset CnnWorkload::make_dataset(const DatasetRequest& request) const {
   return Dataset(std::make_shared<TensorDataset>(make_class_pattern_images(request.samples, {3, 32, 32}, 10, request.seed)));
+}
+
+Model CnnWorkload::make_model_with(const ModelTechniques& techniques) const {
+  if (techniques.fp8_linears) throw std::invalid_argument("cnn has no FP8 Linear layers");
+  Cnn model;
+  model->checkpoint_blocks = techniques.checkpoint;
+  return wrap_model(model);
+}
+
+WorkloadTraits CnnWorkload::traits() const {
+  WorkloadTraits traits;
+  traits.image_batches = true;
+  traits.segments = true;  // its three BasicBlocks
+  return traits;
 }
 
 nlohmann::json CnnWorkload::describe() const {

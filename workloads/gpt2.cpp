@@ -156,4 +156,12 @@ nlohmann::json Gpt2Workload::describe() const {
                         "activation_function gelu, dropouts 0; names map one to one, Conv1D weights transposed"}};
 }
 
+WorkloadTraits Gpt2Workload::traits() const {
+  WorkloadTraits traits;
+  traits.segments = true;     // its twelve blocks
+  traits.fp8_linears = true;  // every Linear of the blocks
+  traits.real_scale = true;
+  return traits;
+}
+
 }  // namespace gpubench

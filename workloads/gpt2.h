@@ -102,6 +102,7 @@ class Gpt2Workload final : public Workload {
   std::int64_t tokens_per_sample() const override { return Gpt2Shape{}.context; }
   std::string real_data_format() const override;
   bool real_scale() const override { return true; }
+  WorkloadTraits traits() const override;
 };
 
 }  // namespace gpubench

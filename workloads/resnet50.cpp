@@ -44,11 +44,17 @@ void BottleneckImpl::reset() {
   }
 }
 
+// As torchvision's Bottleneck: ReLU in place and the identity added in place (its
+// `out += identity`): BatchNorm's backward needs its input, not its output, so the
+// activations it returns can be overwritten, and the step moves two fewer tensors a block.
 torch::Tensor BottleneckImpl::forward(const torch::Tensor& x) {
-  auto out = torch::relu(bn1(conv1(x)));
-  out = torch::relu(bn2(conv2(out)));
+  auto out = bn1(conv1(x));
+  out.relu_();
+  out = bn2(conv2(out));
+  out.relu_();
   out = bn3(conv3(out));
-  return torch::relu(out + (downsample ? downsample->forward(x) : x));
+  out += downsample ? downsample->forward(x) : x;
+  return out.relu_();
 }
 
 Conv2dCost BottleneckImpl::forward_cost(std::int64_t height, std::int64_t width) const {
@@ -81,7 +87,8 @@ void ResNet50Impl::reset() {
 }
 
 torch::Tensor ResNet50Impl::forward(const torch::Tensor& images) {
-  auto x = torch::relu(bn1(conv1(images)));
+  auto x = bn1(conv1(images));
+  x.relu_();
   x = torch::max_pool2d(x, /*kernel_size=*/3, /*stride=*/2, /*padding=*/1);
   for (torch::nn::Sequential stage : {layer1, layer2, layer3, layer4})
     x = checkpoint_stages ? checkpointed([stage](const torch::Tensor& in) mutable { return stage->forward(in); }, x,
@@ -131,6 +138,14 @@ Model ResNet50Workload::make_model_with(const ModelTechniques& techniques) const
   ResNet50 model(kClasses);
   model->checkpoint_stages = techniques.checkpoint;
   return wrap_model(model);
+}
+
+WorkloadTraits ResNet50Workload::traits() const {
+  WorkloadTraits traits;
+  traits.image_batches = true;
+  traits.segments = true;  // its four stages
+  traits.real_scale = true;
+  return traits;
 }
 
 }  // namespace gpubench

@@ -69,6 +69,7 @@ class ResNet50Workload final : public Workload {
   std::int64_t forward_macs_per_sample() const override { return ResNet50(kClasses)->forward_macs_per_sample(); }
   std::string real_data_format() const override;
   bool real_scale() const override { return true; }
+  WorkloadTraits traits() const override;
 };
 
 }  // namespace gpubench

@@ -2,6 +2,7 @@
 
 #include <limits>
 
+#include "workloads/activation_checkpoint.h"
 #include "workloads/data/synthetic_tokens.h"
 #include "workloads/model_flops.h"
 
@@ -46,7 +47,11 @@ torch::Tensor TransformerImpl::forward(const torch::Tensor& tokens) {
   const auto positions = torch::arange(seq, tokens.options());
   auto x = (token_embedding(tokens) + position_embedding(positions)).transpose(0, 1);  // [seq, batch, d]
   const auto mask = causal_mask.narrow(0, 0, seq).narrow(1, 0, seq);
-  for (const auto& block : *blocks) x = block->as<DecoderBlock>()->forward(x, mask);
+  for (const auto& module : *blocks) {
+    DecoderBlock block(std::static_pointer_cast<DecoderBlockImpl>(module));
+    x = checkpoint_layers ? checkpointed([block, mask](const torch::Tensor& in) mutable { return block->forward(in, mask); }, x)
+                          : block->forward(x, mask);
+  }
   return head(final_ln(x)).transpose(0, 1);  // [batch, seq, vocab]
 }
 
@@ -78,6 +83,19 @@ nlohmann::json TransformerWorkload::describe() const {
           {"layers", s.layers},
           {"seq_len", s.seq_len},
           {"input_shape", {s.seq_len}}};
+}
+
+Model TransformerWorkload::make_model_with(const ModelTechniques& techniques) const {
+  if (techniques.fp8_linears) throw std::invalid_argument("transformer has no FP8 Linear layers");
+  Transformer model;
+  model->checkpoint_layers = techniques.checkpoint;
+  return wrap_model(model);
+}
+
+WorkloadTraits TransformerWorkload::traits() const {
+  WorkloadTraits traits;
+  traits.segments = true;  // its decoder blocks
+  return traits;
 }
 
 }  // namespace gpubench

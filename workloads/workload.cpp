@@ -33,9 +33,22 @@ std::unique_ptr<Workload> make_workload(const std::string& name) {
 }
 
 Model Workload::make_model_with(const ModelTechniques& techniques) const {
-  if (techniques.checkpoint) throw std::invalid_argument(name() + " has no activation checkpointing (resnet50 and gpt2 have)");
-  if (techniques.fp8_linears) throw std::invalid_argument(name() + " has no FP8 Linear layers (gpt2 has)");
+  const WorkloadTraits offered = traits();
+  if (techniques.checkpoint && !offered.segments) throw std::invalid_argument(name() + " has no blocks to checkpoint");
+  if (techniques.fp8_linears && !offered.fp8_linears) throw std::invalid_argument(name() + " has no FP8 Linear layers");
   return make_model();
+}
+
+WorkloadTraits Workload::traits() const {
+  WorkloadTraits traits;
+  traits.real_scale = real_scale();
+  return traits;
+}
+
+std::map<std::string, WorkloadTraits> workload_traits(const std::vector<std::string>& names) {
+  std::map<std::string, WorkloadTraits> traits;
+  for (const auto& name : names) traits[name] = make_workload(name)->traits();
+  return traits;
 }
 
 }  // namespace gpubench

@@ -1,5 +1,6 @@
 #pragma once
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -8,6 +9,7 @@
 #include <torch/torch.h>
 
 #include "config/config.h"
+#include "config/technique_rules.h"
 #include "workloads/data/dataset.h"
 #include "workloads/model.h"
 
@@ -25,7 +27,7 @@ struct DatasetRequest {
 
 // What can be built into a workload's model rather than around it.
 struct ModelTechniques {
-  bool checkpoint = false;   // activation checkpointing (the ckpt variant): resnet50 per stage, gpt2 per block
+  bool checkpoint = false;   // activation checkpointing (ckpt): per block, stage or layer (traits().segments)
   bool fp8_linears = false;  // FP8 matmuls in the Linear layers (the fp8 precision): gpt2's blocks
 };
 
@@ -61,9 +63,14 @@ class Workload {
   // The standard models (resnet50, gpt2): a step takes seconds on a CPU, so groups leave
   // their CPU configs out on a machine without a GPU unless they are asked for by name.
   virtual bool real_scale() const { return false; }
+  // What the model offers the techniques that change it (technique_rules.h reads these):
+  // by default cloneable, nothing else; real_scale() copied in.
+  virtual WorkloadTraits traits() const;
 };
 
 std::unique_ptr<Workload> make_workload(const std::string& name);  // throws UsageError
 const std::vector<std::string>& workload_names();
+// Each named workload's traits (MatrixRequest::known_workloads).
+std::map<std::string, WorkloadTraits> workload_traits(const std::vector<std::string>& names);
 
 }  // namespace gpubench

@@ -229,9 +229,12 @@ CliOptions parse_command_line(int argc, const char* const* argv) {
   CLI::App app{"gpubench: what each deep-learning training technique buys on this machine"};
   app.set_version_flag("--version", std::string("gpubench ") + GPUBENCH_VERSION);
   app.add_option("--matrix", options.matrix_spec,
-                 "all | cpu | gpu | amp | pinned | parallel | tuning | comma list of config ids (default: all)");
-  bool list = false;
+                 "all | cpu | gpu | amp | pinned | parallel | tuning | recipes | ablation | comma list of config ids, "
+                 "each a stack: workload/device/precision[/pinned|pageable] and any of /dp|ddp-N /accK "
+                 "/adam-foreach|adam-fused /channels-last /ckpt /graph (default: all; --rules says what cannot combine)");
+  bool list = false, rules = false;
   app.add_flag("--list", list, "Print the configs SPEC expands to and whether each can run here; run nothing");
+  app.add_flag("--rules", rules, "Print the table of techniques that do not combine, and why; run nothing");
   add_settings_flags(app, raw, options);
   app.add_option("--out", options.out, "JSON report path, written atomically after every config (default: gpubench-report.json)");
   app.add_option("--ceilings", options.ceilings, "Ceilings file from gpubench-bench --ceilings-out: report each config as a share of them");
@@ -262,6 +265,17 @@ CliOptions parse_command_line(int argc, const char* const* argv) {
                     "Directories of runs only: run i of BASE and of NEW ran back to back; compare them pair by pair");
   compare->add_option("--format", options.format, "table | markdown | json");
 
+  std::string memory_budget;
+  CLI::App* tune = app.add_subcommand(
+      "tune", "Search the techniques and the micro-batch for the highest samples/s within a memory budget; writes the "
+              "search as a report (--out, default gpubench-tune.json)");
+  tune->fallthrough();  // run settings (--threads, --preset, --steps, --out, ...) come after the workload too
+  tune->add_option("WORKLOAD", options.tune_workload, "The workload to tune (mlp, cnn, transformer, resnet50, gpt2)")->required();
+  tune->add_option("--memory-budget", memory_budget,
+                   "GiB a candidate's peak memory may use (GPU: allocator reserved; CPU: the training steps' RSS) "
+                   "(default: the GPU's memory, or the host memory available now)");
+  tune->add_option("--device", options.tune_device, "cpu | cuda (default: cuda where it runs, else cpu)");
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp&) {
@@ -275,7 +289,7 @@ CliOptions parse_command_line(int argc, const char* const* argv) {
     throw UsageError(std::string(error.what()) + " (see gpubench --help)");
   }
   // An empty value (--trace "") is never what was meant: refuse it rather than ignore it.
-  for (const CLI::App* scope : {static_cast<const CLI::App*>(&app), static_cast<const CLI::App*>(compare)})
+  for (const CLI::App* scope : {static_cast<const CLI::App*>(&app), static_cast<const CLI::App*>(compare), static_cast<const CLI::App*>(tune)})
     for (const CLI::Option* option : scope->get_options())
       if (option->count() > 0 && option->get_expected_min() > 0)
         for (const std::string& value : option->results())
@@ -292,14 +306,28 @@ CliOptions parse_command_line(int argc, const char* const* argv) {
     options.command = CliOptions::Command::Compare;
     return options;
   }
+  if (tune->parsed()) {
+    options.command = CliOptions::Command::Tune;
+    if (tune->count("--memory-budget"))
+      options.tune_memory_budget_gib = parse_positive("--memory-budget", memory_budget, 1 << 20, "GiB");
+    if (!options.tune_device.empty() && options.tune_device != "cpu" && options.tune_device != "cuda")
+      throw UsageError("--device '" + options.tune_device + "' is unknown: expected cpu or cuda");
+    for (const char* flag : {"--matrix", "--list", "--rules", "--accumulate", "--nproc", "--overhead", "--trace", "--hta-dir"})
+      if (app.count(flag) > 0)
+        throw UsageError(std::string(flag) + " is a flag of the matrix run, not of tune: tune chooses the configs itself");
+  }
+  options.out_given = app.count("--out") > 0;
   apply_settings(app, raw, options);
   // Absolute, so every config process and rank writes to the same folder.
   if (!options.settings.hta_dir.empty())
     options.settings.hta_dir = std::filesystem::absolute(options.settings.hta_dir).lexically_normal().string();
+  if (options.command == CliOptions::Command::Tune) return options;
   if (!options.child_config.empty() || !options.child_result.empty()) {
     if (options.child_config.empty() || options.child_result.empty())
       throw UsageError("--child-config and --child-result go together (internal flags)");
     options.command = CliOptions::Command::Child;
+  } else if (rules) {
+    options.command = CliOptions::Command::Rules;
   } else if (list) {
     options.command = CliOptions::Command::List;
   }

@@ -8,7 +8,7 @@ namespace gpubench {
 
 // Everything the command line says, validated. Parsing never runs anything.
 struct CliOptions {
-  enum class Command { Matrix, List, Version, Help, Child, Compare };
+  enum class Command { Matrix, List, Rules, Version, Help, Child, Compare, Tune };
   Command command = Command::Matrix;
   std::string help_text;
 
@@ -30,6 +30,11 @@ struct CliOptions {
   std::string compare_base, compare_new, compare_threshold = "5%", compare_metric = "samples_per_s";
   std::string compare_alpha = "0.01";
   bool compare_paired = false;
+
+  // tune WORKLOAD [--memory-budget GIB] [--device cpu|cuda] (run settings flags apply too)
+  std::string tune_workload, tune_device;
+  double tune_memory_budget_gib = 0;  // 0: what the device has free
+  bool out_given = false;             // --out named (tune's default file differs)
 };
 
 // Throws UsageError (exit code 2) naming the bad flag/value and what was expected.

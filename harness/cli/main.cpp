@@ -11,7 +11,9 @@
 #include "cli/compare_command.h"
 #include "cli/flags.h"
 #include "cli/matrix_command.h"
+#include "cli/tune_command.h"
 #include "config/errors.h"
+#include "config/technique_rules.h"
 #include "device/host_malloc.h"
 #include "io/printable.h"
 #include "parallel/nproc_launcher.h"
@@ -48,11 +50,17 @@ int main(int argc, char** argv) {
       case CliOptions::Command::Help:
         std::cout << options.help_text;
         return with_stdout_checked(0);
+      case CliOptions::Command::Rules:
+        std::cout << gpubench::describe_rules();
+        return with_stdout_checked(0);
       case CliOptions::Command::Version:
         std::cout << "gpubench " << GPUBENCH_VERSION << "\n";
         return with_stdout_checked(0);
       case CliOptions::Command::Child:
         return gpubench::run_child_command(options);
+      case CliOptions::Command::Tune:
+        gpubench::configure_host_malloc(options.settings.host_malloc);
+        return with_stdout_checked(gpubench::run_tune_command(options, joined_command_line(argc, argv)));
       case CliOptions::Command::Compare:
         return with_stdout_checked(gpubench::run_compare_command(options));
       case CliOptions::Command::Matrix:

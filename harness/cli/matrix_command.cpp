@@ -16,6 +16,7 @@
 #include "cli/output_rules.h"
 #include "config/errors.h"
 #include "config/matrix_spec.h"
+#include "config/stack_parts.h"
 #include "device/env_record.h"
 #include "device/host_malloc.h"
 #include "io/atomic_file.h"
@@ -49,15 +50,39 @@ std::vector<std::string> selected_workloads(const CliOptions& options) {
   return options.workloads.empty() ? workload_names() : options.workloads;
 }
 
-// The configs --matrix and --workload name, for this machine's GPU count.
-std::vector<Config> expand_configs(const CliOptions& options, const MachineCapabilities& machine) {
+// What --matrix and --workload ask of this machine: its GPU count and capability, its CPU.
+MatrixRequest matrix_request(const CliOptions& options, const MachineCapabilities& machine) {
   MatrixRequest request;
   request.spec = options.matrix_spec;
   request.workloads = selected_workloads(options);
-  request.known_workloads = workload_names();
+  request.known_workloads = workload_traits(workload_names());
   request.cuda_devices = machine.cuda.device_count;
+  if (!machine.cuda.devices.empty()) {
+    const GpuInfo& gpu = machine.cuda.devices.front();
+    request.cuda_compute_capability = gpu.compute_major * 10 + gpu.compute_minor;
+  }
+  request.cpu_bf16_units = machine.cpu_bf16_units;
   request.accumulate = options.accumulate;
-  return expand_matrix(request);
+  return request;
+}
+
+// The configs --matrix and --workload name, for this machine.
+std::vector<Config> expand_configs(const CliOptions& options, const MachineCapabilities& machine) {
+  return expand_matrix(matrix_request(options, machine));
+}
+
+// The recipes of the selected workloads here, for the report (ablations are computed from them).
+nlohmann::json recipes_json(const CliOptions& options, const MachineCapabilities& machine) {
+  nlohmann::json recipes = nlohmann::json::array();
+  for (const Recipe& recipe : matrix_recipes(matrix_request(options, machine)))
+    recipes.push_back({{"workload", recipe.config.workload},
+                       {"device", to_string(recipe.config.device)},
+                       {"name", recipe.name},
+                       {"config_id", recipe.config.id()},
+                       {"baseline", plain_config(recipe.config.workload, recipe.config.device).id()},
+                       {"parts", stack_parts(recipe.config)},
+                       {"basis", recipe.basis}});
+  return recipes;
 }
 
 // A bare --data PATH is for the one workload of the matrix that reads real data; every
@@ -123,7 +148,8 @@ void validate_inputs(CliOptions& options, const std::vector<Config>& configs) {
   check_outputs(options);
 }
 
-nlohmann::json matrix_json(const CliOptions& options, const std::vector<Config>& configs, int threads) {
+nlohmann::json matrix_json(const CliOptions& options, const std::vector<Config>& configs, int threads,
+                           const MachineCapabilities& machine) {
   // Per workload and device kind: batches differ between a CPU and a GPU.
   nlohmann::json sizes = nlohmann::json::object();
   for (const auto& config : configs) {
@@ -147,6 +173,7 @@ nlohmann::json matrix_json(const CliOptions& options, const std::vector<Config>&
           {"host_malloc", host_malloc_json(options.settings.host_malloc)},
           {"data", options.settings.data_paths},
           {"config_ids", ids},
+          {"recipes", recipes_json(options, machine)},
           // Never silently: a report measured with the test-only slowdown says so.
           {"test_step_delay_ms", options.settings.test_step_delay_ms}};
 }
@@ -251,7 +278,7 @@ int run_matrix_command(const CliOptions& given, const std::string& command_line)
   run.child_command.insert(run.child_command.end(), settings_args.begin(), settings_args.end());
 
   const nlohmann::json env = record_environment(machine.cuda);
-  const nlohmann::json matrix = matrix_json(options, configs, threads);
+  const nlohmann::json matrix = matrix_json(options, configs, threads, machine);
   std::vector<nlohmann::json> done;
   install_interrupt_handlers();  // Ctrl-C: stop the running config, report the rest as not run
   const MatrixOutput output = run_matrix(run, [&](std::size_t index, const nlohmann::json& row) {

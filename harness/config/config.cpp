@@ -2,100 +2,82 @@
 
 #include <algorithm>
 #include <cctype>
-#include <sstream>
 
 #include "config/errors.h"
+#include "config/technique_rules.h"
 #include "io/text_parts.h"
 
 namespace gpubench {
 namespace {
 
+const char* const kGrammar =
+    "expected workload/device/precision[/pinned|pageable] and any of /dp|ddp-N, /accK, /adam-foreach|adam-fused, "
+    "/channels-last, /ckpt, /graph, e.g. mlp/cpu/fp32, cnn/cuda/amp-bf16/pinned/adam-fused/channels-last";
+
 UsageError bad_id(const std::string& id, const std::string& why) {
-  return UsageError("config id '" + id + "': " + why +
-                    " (expected workload/device/precision[/pinned|pageable][/dp|ddp-N][/accK]"
-                    "[/adam-foreach|adam-fused|channels-last|graph|ckpt], e.g. mlp/cpu/fp32, cnn/cuda/amp-fp16/pinned)");
+  return UsageError("config id '" + id + "': " + why + " (" + kGrammar + ")");
 }
 
-Precision parse_precision(const std::string& id, const std::string& text, DeviceKind device) {
-  if (text == "fp32") return Precision::Fp32;
-  if (device == DeviceKind::Cpu) {
-    if (text == "bf16") return Precision::Bf16;
-    throw bad_id(id, "precision '" + text + "' is not a CPU precision, expected fp32 or bf16" +
-                         std::string(text == "fp8" ? " (fp8 runs on cuda only)" : ""));
-  }
-  if (text == "amp-fp16") return Precision::AmpFp16;
-  if (text == "amp-bf16") return Precision::AmpBf16;
-  if (text == "tf32") return Precision::Tf32;
-  if (text == "fp8") return Precision::Fp8;
-  throw bad_id(id, "precision '" + text + "' is not a CUDA precision, expected fp32, tf32, amp-fp16, amp-bf16 or fp8");
+bool all_digits(const std::string& text) {
+  return !text.empty() && std::all_of(text.begin(), text.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)); });
 }
 
-// Parses "dp" or "ddp-N" into the config; returns false if the segment is neither.
-bool parse_parallel(const std::string& id, const std::string& text, Config& config) {
-  if (text == "dp") {
-    if (config.device != DeviceKind::Cuda) throw bad_id(id, "DataParallel (dp) needs device cuda");
-    config.parallel = ParallelMode::DataParallel;
-    return true;
-  }
-  if (text.rfind("ddp-", 0) != 0) return false;
+Precision parse_precision(const std::string& id, const std::string& text) {
+  for (const Precision p : {Precision::Fp32, Precision::Bf16, Precision::AmpFp16, Precision::AmpBf16, Precision::Tf32, Precision::Fp8})
+    if (text == to_string(p)) return p;
+  throw bad_id(id, "precision '" + text + "' is unknown, expected fp32 or bf16 (cpu), or fp32, tf32, amp-fp16, amp-bf16 "
+                   "or fp8 (cuda)");
+}
+
+// "ddp-N" -> N (1..1024); throws for a malformed count.
+int parse_ranks(const std::string& id, const std::string& text) {
   const std::string count = text.substr(4);
-  int ranks = 0;
-  try {
-    std::size_t used = 0;
-    ranks = std::stoi(count, &used);
-    if (used != count.size()) ranks = 0;
-  } catch (const std::exception&) {
-    ranks = 0;
-  }
+  const int ranks = all_digits(count) && count.size() <= 4 ? std::stoi(count) : 0;
   if (ranks < 1 || ranks > 1024) throw bad_id(id, "'" + text + "' needs a rank count 1..1024, e.g. ddp-2");
-  config.parallel = ParallelMode::Ddp;
-  config.world_size = ranks;
-  return true;
+  return ranks;
 }
 
-// Parses "accK" (K micro-batches per optimizer step) into the config; returns false if the
-// segment is not one.
-bool parse_accumulate(const std::string& id, const std::string& text, Config& config) {
-  if (text.rfind("acc", 0) != 0 || text.size() == 3 || !std::isdigit(static_cast<unsigned char>(text[3]))) return false;
+// "accK" -> K (2..1024); throws for a malformed count.
+int parse_accumulate(const std::string& id, const std::string& text) {
   const std::string count = text.substr(3);
-  int steps = 0;
-  if (count.size() <= 4 && std::all_of(count.begin(), count.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)); }))
-    steps = std::stoi(count);
-  if (steps < 2 || steps > 1024 || count[0] == '0')
+  const int steps = all_digits(count) && count.size() <= 4 && count[0] != '0' ? std::stoi(count) : 0;
+  if (steps < 2 || steps > 1024)
     throw bad_id(id, "'" + text + "' needs 2..1024 micro-batches per optimizer step, e.g. acc4 (acc1 is the plain config)");
-  config.accumulate = steps;
-  return true;
+  return steps;
 }
 
-// Parses a variant segment into the config; returns false if the segment is none.
-bool parse_variant(const std::string& id, const std::string& text, Config& config) {
-  if (text == "adam-foreach") config.variant = Variant::AdamForeach;
-  else if (text == "adam-fused") config.variant = Variant::AdamFused;
-  else if (text == "channels-last") config.variant = Variant::ChannelsLast;
-  else if (text == "graph") config.variant = Variant::CudaGraph;
-  else if (text == "ckpt") config.variant = Variant::ActivationCheckpoint;
-  else return false;
-  if (config.parallel != ParallelMode::Single) throw bad_id(id, "'" + text + "' is measured on a single process only");
-  const bool full_precision = config.precision == Precision::Fp32 || config.precision == Precision::Tf32;
-  // Multi-tensor Adam also under fp16 autocast: the fused kernel takes the GradScaler's
-  // scale and inf flag (PyTorch's AMP + fused path).
-  const bool adam = config.variant == Variant::AdamForeach || config.variant == Variant::AdamFused;
-  const bool ckpt = config.variant == Variant::ActivationCheckpoint;  // memory under every precision
-  if (ckpt && config.workload != "resnet50" && config.workload != "gpt2")
-    throw bad_id(id, "ckpt (activation checkpointing) applies to resnet50 (per stage) and gpt2 (per block) only");
-  if (!ckpt && !full_precision && !(adam && config.precision == Precision::AmpFp16))
-    throw bad_id(id, "'" + text + "' is measured in fp32 or tf32" + std::string(adam ? " (or amp-fp16)" : "") +
-                         ", against the same config without it");
-  if (config.variant == Variant::ChannelsLast && !is_image_workload(config.workload))
-    throw bad_id(id, "channels-last applies to the image workloads cnn and resnet50 only (the others have no 4-d tensors)");
-  if (config.variant == Variant::CudaGraph && config.device != DeviceKind::Cuda)
-    throw bad_id(id, "graph (the step captured in a CUDA Graph) needs device cuda");
-  return true;
+// One technique segment into the config; returns the word the rule table knows it by, or
+// "" when the segment is none.
+std::string apply_segment(const std::string& id, const std::string& text, Config& config) {
+  if (text == "pinned" || text == "pageable") {
+    config.host_memory = text == "pinned" ? HostMemory::Pinned : HostMemory::Pageable;
+    return text;
+  }
+  if (text == "dp") {
+    config.parallel = ParallelMode::DataParallel;
+    return text;
+  }
+  if (text.rfind("ddp-", 0) == 0) {
+    config.parallel = ParallelMode::Ddp;
+    config.world_size = parse_ranks(id, text);
+    return "ddp-N";
+  }
+  if (text.size() > 3 && text.rfind("acc", 0) == 0 && std::isdigit(static_cast<unsigned char>(text[3]))) {
+    config.accumulate = parse_accumulate(id, text);
+    return "accK";
+  }
+  if (text == "adam-foreach" || text == "adam-fused") {
+    config.adam = text == "adam-fused" ? AdamKernel::Fused : AdamKernel::Foreach;
+    return text;
+  }
+  if (text == "channels-last") config.channels_last = true;
+  else if (text == "ckpt") config.checkpoint = true;
+  else if (text == "graph") config.graph = true;
+  else return "";
+  return text;
 }
 
 }  // namespace
-
-bool is_image_workload(const std::string& workload) { return workload == "cnn" || workload == "resnet50"; }
 
 std::string to_string(DeviceKind device) { return device == DeviceKind::Cpu ? "cpu" : "cuda"; }
 
@@ -122,61 +104,58 @@ std::string to_string(ParallelMode mode) {
   return "?";
 }
 
-std::string to_string(Variant variant) {
-  switch (variant) {
-    case Variant::None: return "none";
-    case Variant::AdamForeach: return "adam-foreach";
-    case Variant::AdamFused: return "adam-fused";
-    case Variant::ChannelsLast: return "channels-last";
-    case Variant::CudaGraph: return "graph";
-    case Variant::ActivationCheckpoint: return "ckpt";
+std::string to_string(AdamKernel kernel) {
+  switch (kernel) {
+    case AdamKernel::Loop: return "loop";
+    case AdamKernel::Foreach: return "adam-foreach";
+    case AdamKernel::Fused: return "adam-fused";
   }
   return "?";
 }
 
+std::vector<std::string> Config::technique_segments() const {
+  std::vector<std::string> segments;
+  if (parallel == ParallelMode::DataParallel) segments.push_back("dp");
+  if (parallel == ParallelMode::Ddp) segments.push_back("ddp-" + std::to_string(world_size));
+  if (accumulate > 1) segments.push_back("acc" + std::to_string(accumulate));
+  // A graph replays fused Adam: the id of the one-technique grammar (".../graph") stands for both.
+  if (adam != AdamKernel::Loop && !(graph && adam == AdamKernel::Fused)) segments.push_back(to_string(adam));
+  if (channels_last) segments.push_back("channels-last");
+  if (checkpoint) segments.push_back("ckpt");
+  if (graph) segments.push_back("graph");
+  return segments;
+}
 
 std::string Config::id() const {
   std::string text = workload + "/" + to_string(device) + "/" + to_string(precision);
   if (device == DeviceKind::Cuda) text += "/" + to_string(host_memory);
-  if (parallel == ParallelMode::DataParallel) text += "/dp";
-  if (parallel == ParallelMode::Ddp) text += "/ddp-" + std::to_string(world_size);
-  if (accumulate > 1) text += "/acc" + std::to_string(accumulate);
-  if (variant != Variant::None) text += "/" + to_string(variant);
+  for (const auto& segment : technique_segments()) text += "/" + segment;
   return text;
 }
 
 Config Config::parse(const std::string& id) {
   const auto parts = split_text(id, '/');
-  if (parts.size() < 3 || parts.size() > 7) throw bad_id(id, "has " + std::to_string(parts.size()) + " segments");
+  if (parts.size() < 3) throw bad_id(id, "has " + std::to_string(parts.size()) + " segments");
   for (const auto& part : parts)
     if (part.empty()) throw bad_id(id, "has an empty segment");
   Config config;
   config.workload = parts[0];
-  if (parts[1] == "cpu") {
-    config.device = DeviceKind::Cpu;
-  } else if (parts[1] == "cuda") {
-    config.device = DeviceKind::Cuda;
-    config.host_memory = HostMemory::Pinned;
-  } else {
-    throw bad_id(id, "device '" + parts[1] + "' is unknown, expected cpu or cuda");
+  if (parts[1] != "cpu" && parts[1] != "cuda") throw bad_id(id, "device '" + parts[1] + "' is unknown, expected cpu or cuda");
+  config.device = parts[1] == "cpu" ? DeviceKind::Cpu : DeviceKind::Cuda;
+  config.host_memory = config.device == DeviceKind::Cuda ? HostMemory::Pinned : HostMemory::Pageable;
+  config.precision = parse_precision(id, parts[2]);
+  std::vector<std::string> words = {parts[1], parts[2]};
+  std::vector<std::string> seen;
+  for (std::size_t i = 3; i < parts.size(); ++i) {
+    if (std::find(seen.begin(), seen.end(), parts[i]) != seen.end()) throw bad_id(id, "segment '" + parts[i] + "' is given twice");
+    const std::string word = apply_segment(id, parts[i], config);
+    if (word.empty()) throw bad_id(id, "segment '" + parts[i] + "' is not understood");
+    if (std::find(words.begin(), words.end(), word) != words.end())
+      throw bad_id(id, "'" + parts[i] + "' sets what another segment set already (" + word + ")");
+    seen.push_back(parts[i]);
+    words.push_back(word);
   }
-  config.precision = parse_precision(id, parts[2], config.device);
-  if (config.precision == Precision::Fp8 && config.workload != "gpt2")
-    throw bad_id(id, "fp8 applies to gpt2 only (its blocks' Linear layers run in FP8)");
-  std::size_t next = 3;
-  if (next < parts.size() && (parts[next] == "pinned" || parts[next] == "pageable")) {
-    if (config.device != DeviceKind::Cuda) throw bad_id(id, "host memory '" + parts[next] + "' applies to cuda only");
-    config.host_memory = parts[next] == "pinned" ? HostMemory::Pinned : HostMemory::Pageable;
-    ++next;
-  }
-  if (next < parts.size() && parse_parallel(id, parts[next], config)) ++next;
-  if (config.parallel != ParallelMode::Single && config.precision != Precision::Fp32)
-    throw bad_id(id, "parallel modes are measured in fp32 only");
-  if (next < parts.size() && parse_accumulate(id, parts[next], config)) ++next;
-  if (next < parts.size() && parse_variant(id, parts[next], config)) ++next;
-  if (config.accumulate > 1 && config.variant == Variant::CudaGraph)
-    throw bad_id(id, "'graph' captures one whole step of one batch: it does not take accK");
-  if (next != parts.size()) throw bad_id(id, "segment '" + parts[next] + "' is not understood");
+  if (auto broken = id_rule_broken(words)) throw bad_id(id, *broken);
   return config;
 }
 

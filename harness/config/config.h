@@ -11,26 +11,26 @@ enum class DeviceKind { Cpu, Cuda };
 enum class Precision { Fp32, Bf16, AmpFp16, AmpBf16, Tf32, Fp8 };
 enum class HostMemory { Pageable, Pinned };
 enum class ParallelMode { Single, DataParallel, Ddp };
-// A tuning technique on top of a single-process config: Adam as one multi-tensor
-// (_foreach_*) or fused (_fused_adam_) kernel instead of a loop over parameters, or the
-// CNN's parameters and inputs in channels_last memory format, or the whole step (forward,
-// backward, fused Adam) captured once in a CUDA Graph and replayed, or activation
-// checkpointing (resnet50 per stage, gpt2 per block: activations recomputed in backward).
-enum class Variant { None, AdamForeach, AdamFused, ChannelsLast, CudaGraph, ActivationCheckpoint };
+// Adam's update: LibTorch's loop over parameters (~10 small ops each), one multi-tensor
+// pass of _foreach_* ops, or one fused _fused_adam_ kernel.
+enum class AdamKernel { Loop, Foreach, Fused };
 
 // One point of the matrix: plain data with a stable id used as report key, NVTX name and
-// compare key. Grammar:  workload/device/precision[/hostmem][/parallel][/accK][/variant]
-//   cpu:  mlp/cpu/fp32   mlp/cpu/bf16   mlp/cpu/fp32/ddp-2
-//   cuda: cnn/cuda/fp32/pageable   cnn/cuda/amp-fp16/pinned   cnn/cuda/fp32/pinned/dp
-//         cnn/cuda/fp32/pinned/ddp-1  (host memory defaults to pinned when omitted)
-//   variants (single process, fp32 or tf32): mlp/cpu/fp32/adam-foreach  mlp/cuda/fp32/pinned/adam-fused
-//         cnn/cpu/fp32/channels-last (cnn, resnet50)   mlp/cuda/fp32/pinned/graph (cuda only)
-//         Adam variants also under amp-fp16: mlp/cuda/amp-fp16/pinned/adam-fused
-//         activation checkpointing, any precision: gpt2/cpu/fp32/ckpt  resnet50/cuda/amp-bf16/pinned/ckpt
-//   tf32: cnn/cuda/tf32/pinned
-//   fp8 (gpt2 only): gpt2/cuda/fp8/pinned
-//   gradient accumulation, K = 2..1024 micro-batches per optimizer step: mlp/cpu/fp32/acc4
-//         gpt2/cuda/amp-bf16/pinned/acc4  mlp/cpu/fp32/ddp-2/acc4 (not with graph)
+// compare key. A config is workload/device/precision[/hostmem] plus a *set* of techniques:
+//   parallel      dp | ddp-N          (cuda dp; ddp over Gloo on the CPU, NCCL on cuda)
+//   accumulation  accK, K = 2..1024   micro-batches per optimizer step
+//   optimizer     adam-foreach | adam-fused
+//   memory format channels-last       (workloads with image batches)
+//   recompute     ckpt                (activation checkpointing, per segment of the model)
+//   capture       graph               (cuda: the whole step replayed from a CUDA Graph;
+//                                      it replays fused Adam, so graph implies adam-fused)
+// The segments after the precision may come in any order; id() prints the canonical one:
+//   workload/device/precision[/pinned|pageable][/dp|ddp-N][/accK][/adam-*][/channels-last][/ckpt][/graph]
+// (host memory defaults to pinned on cuda and is printed there; graph prints no adam-fused).
+// Every id of the one-technique grammar keeps its meaning and spelling.
+// Which techniques cannot combine, and why, is config/technique_rules.h's table.
+//   mlp/cpu/fp32   mlp/cpu/bf16/ddp-2/adam-fused   cnn/cuda/amp-fp16/pinned
+//   resnet50/cuda/amp-bf16/pinned/adam-fused/channels-last/graph   gpt2/cuda/fp8/pinned/ddp-8/ckpt
 struct Config {
   std::string workload;
   DeviceKind device = DeviceKind::Cpu;
@@ -38,24 +38,30 @@ struct Config {
   HostMemory host_memory = HostMemory::Pageable;  // meaningful for CUDA only
   ParallelMode parallel = ParallelMode::Single;
   int world_size = 1;  // DDP ranks; 1 otherwise
-  Variant variant = Variant::None;
   // Micro-batches per optimizer step (`--accumulate K`, the id's accK): the loss of each is
   // divided by K, gradients accumulate, the optimizer (and DDP's all-reduce) runs once.
   int accumulate = 1;
+  AdamKernel adam = AdamKernel::Loop;  // as written; adam_kernel() is what runs
+  bool channels_last = false;          // parameters and batches in NHWC
+  bool checkpoint = false;             // activations recomputed in backward (ckpt)
+  bool graph = false;                  // the step captured once in a CUDA Graph, replayed
 
   std::string id() const;
-  // Throws UsageError naming the bad segment and what was expected.
+  // Throws UsageError naming the bad segment and what was expected, or the rule of
+  // technique_rules.h the combination breaks.
   static Config parse(const std::string& id);
   bool operator==(const Config& other) const { return id() == other.id(); }
-};
 
-// The workloads whose batches are 4-d images (NCHW), where channels-last applies.
-bool is_image_workload(const std::string& workload);
+  // The Adam kernel the step runs: a graph replays fused Adam (its step counts on the device).
+  AdamKernel adam_kernel() const { return graph ? AdamKernel::Fused : adam; }
+  // The technique segments of id(), in canonical order ("ddp-2", "acc4", "adam-fused", ...).
+  std::vector<std::string> technique_segments() const;
+};
 
 std::string to_string(DeviceKind device);
 std::string to_string(Precision precision);
 std::string to_string(HostMemory memory);
 std::string to_string(ParallelMode mode);
-std::string to_string(Variant variant);  // "none", "adam-foreach", "adam-fused", "channels-last", "graph", "ckpt"
+std::string to_string(AdamKernel kernel);  // "loop", "adam-foreach", "adam-fused"
 
 }  // namespace gpubench

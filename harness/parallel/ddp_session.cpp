@@ -165,8 +165,21 @@ GradientSync& DdpSession::attach(const std::vector<torch::Tensor>& parameters) {
   return *sync_;
 }
 
+std::string DdpSession::parameter_digest(const std::vector<torch::Tensor>& parameters) {
+  std::uint64_t hash = 14695981039346656037ULL;
+  for (const auto& parameter : parameters) {
+    const torch::Tensor host = parameter.detach().to(torch::kCPU).contiguous();
+    const auto* bytes = static_cast<const unsigned char*>(host.data_ptr());
+    for (std::size_t i = 0; i < host.nbytes(); ++i) hash = (hash ^ bytes[i]) * 1099511628211ULL;
+  }
+  char text[17];
+  std::snprintf(text, sizeof(text), "%016llx", static_cast<unsigned long long>(hash));
+  return text;
+}
+
 std::optional<DdpSession::Gathered> DdpSession::gather(const std::vector<double>& step_ms,
-                                                       const std::vector<double>& losses, std::size_t shard_samples) {
+                                                       const std::vector<double>& losses, std::size_t shard_samples,
+                                                       const std::vector<torch::Tensor>& parameters) {
   nlohmann::json mine = {{"rank", env_.rank},
                          {"local_rank", env_.local_rank},
                          {"host", host_name()},
@@ -175,6 +188,7 @@ std::optional<DdpSession::Gathered> DdpSession::gather(const std::vector<double>
                          {"shard_samples", shard_samples},
                          {"step_ms", step_ms},
                          {"losses", losses},
+                         {"parameter_digest", parameter_digest(parameters)},
                          {"samples", recorder_->samples()}};
   if (settings_.device.is_cuda())
     if (const char* visible = std::getenv("CUDA_VISIBLE_DEVICES")) mine["cuda_visible_devices"] = visible;
@@ -193,7 +207,10 @@ std::optional<DdpSession::Gathered> DdpSession::gather(const std::vector<double>
     // The global batch's loss per step: the ranks' shards are the same size, so the mean
     // of their mean losses is the mean over the global batch.
     gathered.global_losses.assign(losses.size(), 0.0);
+    nlohmann::json digests = nlohmann::json::array();
     for (auto& rank : ranks) {
+      digests.push_back(rank.value("parameter_digest", ""));
+      rank.erase("parameter_digest");
       const auto rank_losses = rank.at("losses").get<std::vector<double>>();
       for (std::size_t i = 0; i < gathered.global_losses.size() && i < rank_losses.size(); ++i)
         gathered.global_losses[i] += rank_losses[i] / env_.world_size;
@@ -213,6 +230,9 @@ std::optional<DdpSession::Gathered> DdpSession::gather(const std::vector<double>
     gathered.ddp["data"] = "DistributedSampler semantics: one permutation per epoch (seed + epoch), rank r takes every "
                            "world_size-th sample from r";
     gathered.ddp["parameter_sync"] = "parameters and buffers broadcast from rank 0 before the first step";
+    gathered.ddp["final_parameter_digests"] = digests;
+    gathered.ddp["final_parameters_identical"] =
+        std::all_of(digests.begin(), digests.end(), [&](const nlohmann::json& d) { return d == digests.front(); });
     return gathered;
   } catch (const std::exception& error) {
     mark_failed();

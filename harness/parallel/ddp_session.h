@@ -64,8 +64,15 @@ class DdpSession {
     nlohmann::json ddp;
     std::vector<double> global_losses;
   };
+  // `parameters`: this rank's trained parameters, fingerprinted (parameter_digest) so rank 0
+  // can say whether every rank ended with the same model (result["ddp"]
+  // ["final_parameters_identical"]): the all-reduce and the optimizer must keep them equal.
   std::optional<Gathered> gather(const std::vector<double>& step_ms, const std::vector<double>& losses,
-                                 std::size_t shard_samples);
+                                 std::size_t shard_samples, const std::vector<torch::Tensor>& parameters);
+
+  // A 64-bit FNV-1a hash of the parameters' bytes (copied to the host, contiguous), in hex:
+  // equal only for bitwise-equal parameters.
+  static std::string parameter_digest(const std::vector<torch::Tensor>& parameters);
 
  private:
   DdpSession(DdpSettings settings, LaunchEnv env);

@@ -8,13 +8,8 @@ LoaderBatchSource::LoaderBatchSource(Dataset dataset, LoaderOptions options, tor
                             .workers(static_cast<size_t>(options.workers))
                             .drop_last(true);
   const auto size = *dataset.size();
-  if (options.shard) {
-    using Sharded = torch::data::StatelessDataLoader<Dataset, DistributedShardSampler>;
-    loader_ = std::make_unique<Sharded>(std::move(dataset), DistributedShardSampler(size, *options.shard), loader_options);
-    return;
-  }
-  using Random = torch::data::StatelessDataLoader<Dataset, torch::data::samplers::RandomSampler>;
-  loader_ = std::make_unique<Random>(std::move(dataset), torch::data::samplers::RandomSampler(size), loader_options);
+  using Sharded = torch::data::StatelessDataLoader<Dataset, DistributedShardSampler>;
+  loader_ = std::make_unique<Sharded>(std::move(dataset), DistributedShardSampler(size, options.shard), loader_options);
 }
 
 Batch LoaderBatchSource::next() {

@@ -24,13 +24,15 @@ class BatchSource {
 struct LoaderOptions {
   std::int64_t batch_size = 0;
   int workers = 0;
-  // DDP: this rank's shard (parallel/shard_sampler.h). Unset: the whole dataset in
-  // RandomSampler order.
-  std::optional<DataShard> shard;
+  // This process's shard (parallel/shard_sampler.h): the whole dataset for one process
+  // (world size 1), a DDP rank's share otherwise. One sampler for both, so one process with
+  // batch B*N sees step for step what N ranks with batch B see together: a DDP row's loss
+  // curve is the single process's at the same global batch.
+  DataShard shard;
 };
 
-// torch::data DataLoader over a Dataset: random (seeded) order -- or a DDP rank's
-// shard --, fixed batch size (drop_last), `workers` loader threads, restarting the epoch
+// torch::data DataLoader over a Dataset: a seeded permutation per epoch, of which this
+// process takes its shard, fixed batch size (drop_last), `workers` loader threads, restarting the epoch
 // when it runs out. Copies to the device from ordinary (pageable) host memory.
 class LoaderBatchSource : public BatchSource {
  public:
@@ -39,7 +41,7 @@ class LoaderBatchSource : public BatchSource {
   Batch to_device(Batch host_batch) override;
 
  private:
-  // The common base of the RandomSampler and DistributedShardSampler loaders.
+  // The loader, through its base (its type names the sampler).
   using Loader = torch::data::DataLoaderBase<Dataset, Batch, std::vector<size_t>>;
   std::unique_ptr<Loader> loader_;
   torch::optional<torch::data::Iterator<Batch>> position_;

@@ -4,6 +4,7 @@
 #include <fstream>
 #include <thread>
 
+#include "config/technique_rules.h"
 #include "device/torch_cuda.h"
 #include "workloads/workload.h"
 
@@ -18,7 +19,7 @@ std::optional<std::string> cuda_skip_reason(const Config& config, const MachineC
   if (config.parallel == ParallelMode::Ddp && config.world_size > devices)
     return "ddp-" + std::to_string(config.world_size) + " needs " + std::to_string(config.world_size) +
            " CUDA devices (one per rank); this machine has " + std::to_string(devices);
-  // Single-device configs compute on cuda:0 (parallel modes are fp32 only).
+  // Every config computes on cuda:0 or, a DDP rank, on a device like it: cuda:0's capability decides.
   if (const auto need = minimum_compute_capability(config.precision); need && !machine.cuda.devices.empty()) {
     const GpuInfo& gpu = machine.cuda.devices.front();
     if (!need->met_by(gpu.compute_major, gpu.compute_minor))
@@ -26,8 +27,9 @@ std::optional<std::string> cuda_skip_reason(const Config& config, const MachineC
              "+); cuda:0 " + gpu.name + " is " + std::to_string(gpu.compute_major) + "." + std::to_string(gpu.compute_minor);
   }
   // DataParallel runs on however many devices there are, one included (the result
-  // records the count in result["parallel"]["devices"]).
-  return std::nullopt;
+  // records the count in result["parallel"]["devices"]), except what the table's Machine
+  // rules refuse on several.
+  return machine_rule_broken(config, devices);
 }
 
 // The kernel's CPU flags (x86: /proc/cpuinfo's "flags" line).

@@ -41,7 +41,8 @@ nlohmann::json config_json(const Config& config) {
           {"parallel", to_string(config.parallel)},
           {"world_size", config.world_size},
           {"accumulate", config.accumulate},
-          {"variant", to_string(config.variant)}};
+          {"techniques", config.technique_segments()},
+          {"adam_kernel", to_string(config.adam_kernel())}};
 }
 
 nlohmann::json loss_json(const std::vector<double>& losses, int warmup) {
@@ -73,10 +74,10 @@ std::string cupti_overhead_note(const Config& config, const RunSettings& setting
 // (the adam-foreach and adam-fused variants).
 std::unique_ptr<torch::optim::Adam> make_optimizer(const Config& config, const std::vector<torch::Tensor>& parameters) {
   const torch::optim::AdamOptions options(1e-3);
-  if (config.variant == Variant::AdamForeach)
-    return std::make_unique<MultiTensorAdam>(parameters, options, MultiTensorAdam::Kernel::Foreach);
   // A graph replays the optimizer too: fused Adam keeps its step counts on the device.
-  if (config.variant == Variant::AdamFused || config.variant == Variant::CudaGraph)
+  if (config.adam_kernel() == AdamKernel::Foreach)
+    return std::make_unique<MultiTensorAdam>(parameters, options, MultiTensorAdam::Kernel::Foreach);
+  if (config.adam_kernel() == AdamKernel::Fused)
     return std::make_unique<MultiTensorAdam>(parameters, options, MultiTensorAdam::Kernel::Fused);
   return std::make_unique<torch::optim::Adam>(parameters, options);
 }
@@ -107,7 +108,7 @@ struct PreparedConfig {
 
 // What the config builds into its model (and the checkpoint check rebuilds).
 ModelTechniques model_techniques(const Config& config) {
-  return {config.variant == Variant::ActivationCheckpoint, config.precision == Precision::Fp8};
+  return {config.checkpoint, config.precision == Precision::Fp8};
 }
 
 // The ranks of a CPU DDP config share this machine's cores: by default each gets its
@@ -187,7 +188,7 @@ TrainerSpec trainer_spec(PreparedConfig& c) {
   spec.config_id = c.config.id();
   spec.synchronize = c.plan.synchronize;
   spec.data_parallel_devices = c.plan.data_parallel_devices;
-  spec.channels_last_input = c.config.variant == Variant::ChannelsLast;
+  spec.channels_last_input = c.config.channels_last;
   spec.graph = c.graph.get();
   if (c.ddp) spec.gradient_sync = &c.ddp->attach(c.model.module->parameters());
   return spec;
@@ -203,13 +204,13 @@ void prepare(PreparedConfig& c) {
   c.sizes.warmup = warmup_steps_for(c.config, c.sizes.warmup);
   Dataset dataset = load_dataset(c);
   plan_devices(c);
-  if (c.config.variant == Variant::CudaGraph) c.graph = std::make_unique<CudaGraphStep>(c.plan.device);
+  if (c.config.graph) c.graph = std::make_unique<CudaGraphStep>(c.plan.device);
   c.model = c.workload->make_model_with(model_techniques(c.config));
   c.model.module->to(c.plan.device);
-  if (c.config.variant == Variant::ChannelsLast) to_channels_last(*c.model.module);
+  if (c.config.channels_last) to_channels_last(*c.model.module);
   if (c.ddp) c.ddp->broadcast_from_rank0(*c.model.module);
   c.optimizer = make_optimizer(c.config, c.model.module->parameters());
-  LoaderOptions loader_options{c.sizes.batch_size, settings.workers, std::nullopt};
+  LoaderOptions loader_options{c.sizes.batch_size, settings.workers, DataShard{0, 1, settings.seed}};
   if (c.ddp) loader_options.shard = c.ddp->data_shard();
   c.source = c.plan.make_batch_source(std::move(dataset), loader_options);
   if (settings.overhead) c.overhead = overhead_schedule(c.config, settings, c.sizes.warmup);
@@ -314,7 +315,8 @@ nlohmann::json collect(PreparedConfig& c, const TrainingRun& run) {
   const auto& step_ms = c.probes.timer->step_ms();
   // Rank 0 gets every rank's numbers; the report is rank 0's result.
   std::optional<DdpSession::Gathered> gathered;
-  if (c.ddp) gathered = c.ddp->gather(step_ms, run.losses, static_cast<std::size_t>(c.shard_samples));
+  if (c.ddp)
+    gathered = c.ddp->gather(step_ms, run.losses, static_cast<std::size_t>(c.shard_samples), c.model.module->parameters());
   const bool reporting = !c.ddp || c.ddp->rank() == 0;
   // The ranks hold the same parameters: only the reporting process checks the round trip,
   // in a directory of its own (no other user can plant a symlink for torch::save to follow).
@@ -325,7 +327,7 @@ nlohmann::json collect(PreparedConfig& c, const TrainingRun& run) {
   if (reporting) {
     const PrivateDir checkpoint_dir(c.settings->scratch_dir);
     checkpoint = check_checkpoint_round_trip(*c.workload, c.model, *c.optimizer, run.last_batch.data,
-                                             checkpoint_dir.file("checkpoint.pt"), c.config.variant == Variant::ChannelsLast,
+                                             checkpoint_dir.file("checkpoint.pt"), c.config.channels_last,
                                              model_techniques(c.config));
   }
 

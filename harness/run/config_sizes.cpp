@@ -39,7 +39,7 @@ StoppingRule fixed_count_for_ranks(StoppingRule rule, bool overhead) {
 
 int warmup_steps_for(const Config& config, int resolved_warmup) {
   constexpr int kGraphEagerWarmupSteps = 3;
-  return config.variant == Variant::CudaGraph ? std::max(resolved_warmup, kGraphEagerWarmupSteps) : resolved_warmup;
+  return config.graph ? std::max(resolved_warmup, kGraphEagerWarmupSteps) : resolved_warmup;
 }
 
 }  // namespace gpubench

@@ -176,6 +176,23 @@ void GradScaler::update() {
   stepped_ = false;
 }
 
+void GradScaler::prepare_for_capture() {
+  if (!scale_.defined()) throw std::logic_error("GradScaler: a capture needs an eager scale() first (the warm-up's)");
+  if (!device_skips_.defined()) device_skips_ = torch::zeros({1}, scale_.options().dtype(torch::kFloat));
+  steps_before_capture_ = steps_;
+  unscaled_before_capture_ = optimizer_unscaled_steps_;
+}
+
+void GradScaler::end_capture() {
+  steps_ = steps_before_capture_;
+  optimizer_unscaled_steps_ = unscaled_before_capture_;
+}
+
+void GradScaler::count_replayed_step() {
+  ++steps_;
+  ++optimizer_unscaled_steps_;
+}
+
 std::int64_t GradScaler::skipped_steps() const {
   return skipped_steps_ + (device_skips_.defined() ? std::llround(device_skips_.item<double>()) : 0);
 }

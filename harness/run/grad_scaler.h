@@ -50,6 +50,12 @@ class GradScaler final : public LossScaler {
   //   growth_interval, steps, skipped_steps, scale_growths, unscale_kernel,
   //   unscaled_in_optimizer_steps}}
   void write_result(nlohmann::json& result) const override;
+  // The scale, growth tracker and the device skip count exist before a capture (made inside
+  // one, their initial fill would be replayed and reset them every step); a replay counts
+  // as one optimizer-unscaled step.
+  void prepare_for_capture() override;
+  void end_capture() override;
+  void count_replayed_step() override;
 
   // PyTorch's unscale_(): unscales the gradients now (e.g. before clipping); step() then
   // does not unscale again. At most once between update() calls. Throws std::logic_error
@@ -87,6 +93,7 @@ class GradScaler final : public LossScaler {
   std::int64_t steps_ = 0, skipped_steps_ = 0;  // skipped_steps_: host-unscaled steps only
   std::int64_t optimizer_unscaled_steps_ = 0;  // steps whose unscale ran in the optimizer's kernel
   bool used_aten_ = false, used_tensor_ops_ = false;
+  std::int64_t steps_before_capture_ = 0, unscaled_before_capture_ = 0;
 };
 
 }  // namespace gpubench

@@ -22,6 +22,13 @@ class LossScaler {
   // Every step skipped so far, host- and device-decided (may read the device: at run end).
   virtual std::int64_t skipped_steps() const { return 0; }
   virtual void write_result(nlohmann::json& result) const {}
+  // A CUDA Graph is about to capture scale/step/update: every tensor that must outlive a
+  // replay, and keep its value across replays, is made now, outside the capture.
+  virtual void prepare_for_capture() {}
+  // The capture recorded one scale/step/update without running it: counters take it back.
+  virtual void end_capture() {}
+  // A replay ran the captured scale/step/update once more: the host's counters follow.
+  virtual void count_replayed_step() {}
 };
 
 using PassThroughScaler = LossScaler;

@@ -142,7 +142,9 @@ nlohmann::json status_row(const Config& config, const std::string& status, const
             {"precision", to_string(config.precision)},
             {"host_memory", to_string(config.host_memory)},
             {"parallel", to_string(config.parallel)},
-            {"world_size", config.world_size}}},
+            {"world_size", config.world_size},
+            {"accumulate", config.accumulate},
+            {"techniques", config.technique_segments()}}},
           {"status", status},
           {"reason", reason}};
 }

@@ -69,15 +69,18 @@ torch::Tensor Trainer::eager_step(Model& model, torch::optim::Optimizer& optimiz
 }
 
 void Trainer::capture_step(Model& model, torch::optim::Optimizer& optimizer, const Workload& workload,
-                           const Batch& example) {
+                           const Batch& example, LossScaler& scaler) {
   static_batch_ = Batch(example.data.clone(), example.target.clone());
   optimizer.zero_grad();  // to none: the captured backward allocates the gradients each replay rewrites
+  scaler.prepare_for_capture();
   spec_.graph->capture([&] {
     AutocastScope autocast(spec_.device.type(), spec_.autocast_dtype, spec_.autocast);
     static_loss_ = workload.loss(model.forward(input_of(static_batch_)), static_batch_.target);
-    static_loss_.backward();
-    optimizer.step();
+    scaler.scale(static_loss_).backward();
+    scaler.step(optimizer);  // a GradScaler with fused Adam: checked and skipped on the device, nothing read back
+    scaler.update();
   });
+  scaler.end_capture();
 }
 
 Batch Trainer::into_static_input(Batch batch) {
@@ -87,8 +90,11 @@ Batch Trainer::into_static_input(Batch batch) {
   return Batch(static_batch_.data, static_batch_.target);
 }
 
-torch::Tensor Trainer::replayed_step() {
-  phase(Phase::Forward, [&] { spec_.graph->replay(); });
+torch::Tensor Trainer::replayed_step(LossScaler& scaler) {
+  phase(Phase::Forward, [&] {
+    spec_.graph->replay();
+    scaler.count_replayed_step();
+  });
   phase(Phase::Backward, [] {});
   phase(Phase::Optimizer, [] {});
   return static_loss_;
@@ -126,7 +132,8 @@ TrainingRun Trainer::run(Model& model, torch::optim::Optimizer& optimizer, const
       }
     }
     // Captured between warm-up and the first measured step, outside every probe's step.
-    if (measured && spec_.graph && !spec_.graph->captured()) capture_step(model, optimizer, workload, run.last_batch);
+    if (measured && spec_.graph && !spec_.graph->captured())
+      capture_step(model, optimizer, workload, run.last_batch, scaler);
     sync_phases_ = spec_.sync_each_phase ? spec_.sync_each_phase(step) : spec_.sync_phases;
     const auto step_start = std::chrono::steady_clock::now();
     probes_.step_begin(step, measured);
@@ -135,7 +142,7 @@ TrainingRun Trainer::run(Model& model, torch::optim::Optimizer& optimizer, const
     if (spec_.graph && spec_.graph->captured()) {
       Batch host = phase(Phase::Data, [&] { return source.next(); });
       batch = phase(Phase::H2D, [&] { return into_static_input(source.to_device(std::move(host))); });
-      loss = replayed_step();
+      loss = replayed_step(scaler);
     } else {
       loss = eager_step(model, optimizer, workload, source, scaler, batch);
     }

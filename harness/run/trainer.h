@@ -89,12 +89,15 @@ class Trainer {
   // loss (the micro-batches' mean); `last_batch` gets the last micro-batch on the device.
   torch::Tensor eager_step(Model& model, torch::optim::Optimizer& optimizer, const Workload& workload,
                            BatchSource& source, LossScaler& scaler, Batch& last_batch);
-  // Records that step into spec_.graph on static copies of `example`; runs nothing.
-  void capture_step(Model& model, torch::optim::Optimizer& optimizer, const Workload& workload, const Batch& example);
+  // Records that step into spec_.graph on static copies of `example`, the loss scaler's
+  // scale, step and update included (a GradScaler keeps its state on the device, and fused
+  // Adam unscales and skips there); runs nothing.
+  void capture_step(Model& model, torch::optim::Optimizer& optimizer, const Workload& workload, const Batch& example,
+                    LossScaler& scaler);
   // Copies a device batch into the graph's static input (in the H2D phase); returns it.
   Batch into_static_input(Batch batch);
   // Replays the graph in the Forward phase (Backward and Optimizer stay empty); its loss.
-  torch::Tensor replayed_step();
+  torch::Tensor replayed_step(LossScaler& scaler);
   // The next step's loss, read: appended to run.losses, a TrainingFailure if not finite.
   static void record_loss(double value, TrainingRun& run);
 

@@ -79,16 +79,18 @@ TEST(Comparisons, GraphAgainstEagerFusedAdamAndFusedUnderAmp) {
                                   row("mlp/cuda/amp-fp16/pinned/adam-fused", "ok", 1800, 1, 8),
                                   row("mlp/cuda/fp32/pinned/graph", "ok", 3000, 1, 12)};
   const auto comparisons = compute_comparisons(results);
-  const auto find = [&](const std::string& candidate) {
+  const auto find = [&](const std::string& candidate, const std::string& kind = "") {
     for (const auto& c : comparisons)
-      if (c["candidate"] == candidate) return c;
+      if (c["candidate"] == candidate && (kind.empty() || c["kind"] == kind)) return c;
     return nlohmann::json();
   };
   EXPECT_EQ(find("mlp/cuda/fp32/pinned/graph")["kind"], "graph_vs_eager");
   EXPECT_EQ(find("mlp/cuda/fp32/pinned/graph")["baseline"], "mlp/cuda/fp32/pinned/adam-fused");
   EXPECT_DOUBLE_EQ(find("mlp/cuda/fp32/pinned/graph")["speedup"].get<double>(), 2.5);
-  EXPECT_EQ(find("mlp/cuda/amp-fp16/pinned/adam-fused")["baseline"], "mlp/cuda/amp-fp16/pinned");
-  EXPECT_DOUBLE_EQ(find("mlp/cuda/amp-fp16/pinned/adam-fused")["speedup"].get<double>(), 1.2);
+  EXPECT_EQ(find("mlp/cuda/amp-fp16/pinned/adam-fused", "adam_fused_vs_loop")["baseline"], "mlp/cuda/amp-fp16/pinned");
+  EXPECT_DOUBLE_EQ(find("mlp/cuda/amp-fp16/pinned/adam-fused", "adam_fused_vs_loop")["speedup"].get<double>(), 1.2);
+  // and the same stack without AMP
+  EXPECT_EQ(find("mlp/cuda/amp-fp16/pinned/adam-fused", "amp_fp16_vs_fp32")["baseline"], "mlp/cuda/fp32/pinned/adam-fused");
 }
 
 // fp8 is held against the same bf16 autocast model without its FP8 matmuls, not fp32.
@@ -103,6 +105,27 @@ TEST(Comparisons, Fp8AgainstAmpBf16) {
   EXPECT_EQ(comparisons[1]["candidate"], "gpt2/cuda/fp8/pinned");
   EXPECT_DOUBLE_EQ(comparisons[1]["speedup"].get<double>(), 1.3);
   EXPECT_DOUBLE_EQ(comparisons[1]["memory_ratio"].get<double>(), 0.9);
+}
+
+// A stack is compared with the same stack without each of its parts, when that row ran.
+TEST(Comparisons, EachPartOfAStackAgainstTheStackWithoutIt) {
+  const nlohmann::json results = {row("resnet50/cuda/amp-bf16/pinned/adam-fused/channels-last", "ok", 900, 1, 10),
+                                  row("resnet50/cuda/fp32/pinned/channels-last/graph", "ok", 500, 1, 20),
+                                  row("resnet50/cuda/amp-bf16/pinned/graph", "ok", 800, 1, 12),
+                                  row("resnet50/cuda/amp-bf16/pinned/channels-last/graph", "ok", 1000, 1, 10)};
+  const auto comparisons = compute_comparisons(results);
+  std::vector<std::string> kinds;
+  for (const auto& c : comparisons)
+    if (c["candidate"] == "resnet50/cuda/amp-bf16/pinned/channels-last/graph")
+      kinds.push_back(c["kind"].get<std::string>() + " vs " + c["baseline"].get<std::string>());
+  EXPECT_EQ(kinds, (std::vector<std::string>{
+                       "amp_bf16_vs_fp32 vs resnet50/cuda/fp32/pinned/channels-last/graph",
+                       "channels_last_vs_contiguous vs resnet50/cuda/amp-bf16/pinned/graph",
+                       "graph_vs_eager vs resnet50/cuda/amp-bf16/pinned/adam-fused/channels-last"}));
+  // Ids of another grammar compare with nothing, and do not stop the others.
+  nlohmann::json odd = results;
+  odd.push_back(row("resnet50/cuda/what/pinned", "ok", 1, 1, 1));
+  EXPECT_EQ(compute_comparisons(odd).size(), comparisons.size());
 }
 
 TEST(ReportFormat, TableAndMarkdownShowRowsReasonsAndSpeedups) {

@@ -43,8 +43,13 @@ TEST_F(MatrixRun, SucceedsAndPrintsMarkdown) {
   ASSERT_EQ(run_->exit_code, 0) << run_->output;
   EXPECT_NE(run_->output.find("## mlp"), std::string::npos) << run_->output;
   EXPECT_NE(run_->output.find("| mlp/cpu/fp32 | ok |"), std::string::npos) << run_->output;
-  EXPECT_NE(run_->output.find("[1/18] mlp/cpu/fp32"), std::string::npos) << "progress per config on stderr";
+  EXPECT_NE(run_->output.find("[1/"), std::string::npos) << "progress per config on stderr";
+  EXPECT_NE(run_->output.find("] mlp/cpu/fp32 "), std::string::npos) << "progress per config on stderr";
 }
+
+// `all` ends with mlp's recipes: the CUDA one (amp-bf16 + graph) and, on a CPU with bf16
+// units, the CPU one (bf16 + fused Adam; fp32 + fused Adam, already a row, elsewhere).
+bool cpu_recipe_row(const nlohmann::json& report) { return find_row(report, "mlp/cpu/bf16/adam-fused") != nullptr; }
 
 // Children's results, traces and checkpoints went through private directories under
 // TMPDIR (mode 0700, random names), removed with their contents.
@@ -58,7 +63,10 @@ TEST_F(MatrixRun, LeavesNothingBehindInTmpdir) {
 TEST_F(MatrixRun, ReportMatchesTheSchema) {
   const auto report = read_json(dir_ + "/report.json");
   EXPECT_EQ(test_support::schema_violations(report, GPUBENCH_REPORT_SCHEMA), "");
-  EXPECT_EQ(report["results"].size(), 18u);  // mlp's 18 ids in all
+  // mlp's 18 single-technique ids in all, and its recipes
+  EXPECT_EQ(report["results"].size(), 18u + 1u + (cpu_recipe_row(report) ? 1u : 0u));
+  EXPECT_NE(find_row(report, "mlp/cuda/amp-bf16/pinned/graph"), nullptr);
+  EXPECT_EQ(report["results"].size(), report["matrix"]["config_ids"].size());
   EXPECT_EQ(report["env"]["threads"], report["matrix"]["threads"]);
   EXPECT_EQ(report["matrix"]["host_malloc"]["mode"], "retain") << "the default, and said in the report";
 }
@@ -99,10 +107,12 @@ TEST_F(MatrixRun, TraceHasEveryMeasuredConfigsSpans) {
     if (event["cat"] == "step") ++steps;
     if (event["name"] == "backward") ++backward;
   }
-  // fp32, bf16, ddp-2 (rank 0 hands its spans back), adam-foreach, adam-fused and acc4, 1
-  // warm-up + 3 measured steps each; acc4's steps have 4 backward phases each.
-  EXPECT_EQ(steps, 6 * 4) << "six CPU configs, 1 warm-up + 3 measured steps each";
-  EXPECT_EQ(backward, 5 * 4 + 4 * 4);
+  // fp32, bf16, ddp-2 (rank 0 hands its spans back), adam-foreach, adam-fused, acc4 and the
+  // CPU recipe where it is a row of its own, 1 warm-up + 3 measured steps each; acc4's
+  // steps have 4 backward phases each.
+  const int recipe = cpu_recipe_row(read_json(dir_ + "/report.json")) ? 1 : 0;
+  EXPECT_EQ(steps, (6 + recipe) * 4) << "the CPU configs, 1 warm-up + 3 measured steps each";
+  EXPECT_EQ(backward, (5 + recipe) * 4 + 4 * 4);
 }
 
 TEST_F(MatrixRun, NvtxRangesNestRunStepPhaseInTheGpubenchDomain) {
@@ -116,7 +126,8 @@ TEST_F(MatrixRun, NvtxRangesNestRunStepPhaseInTheGpubenchDomain) {
   }
   // Per CPU process: 1 run + 4 steps + 4*5 phases; ddp-2's two ranks both record; acc4's
   // steps have 4 micro-batches of 4 phases and one optimizer phase.
-  EXPECT_EQ(pushes, (4 + 2) * (1 + 4 + 20) + (1 + 4 + 4 * (4 * 4 + 1))) << text.substr(0, 2000);
+  const int recipe = cpu_recipe_row(read_json(dir_ + "/report.json")) ? 1 : 0;
+  EXPECT_EQ(pushes, (4 + 2 + recipe) * (1 + 4 + 20) + (1 + 4 + 4 * (4 * 4 + 1))) << text.substr(0, 2000);
   EXPECT_EQ(pops, pushes);
   // A config's ranges are one process's: its run range, then stable step and phase names.
   EXPECT_NE(text.find("\tpush\tgpubench\tmlp/cpu/bf16\n"), std::string::npos) << text.substr(0, 2000);

@@ -43,7 +43,8 @@ TEST(TuningRun, CpuVariantsRunWithLossParityAndTheirComparisons) {
   EXPECT_EQ((*find_comparison(report, "mlp/cpu/fp32/adam-fused"))["kind"], "adam_fused_vs_loop");
   EXPECT_EQ((*find_comparison(report, "mlp/cpu/fp32/adam-foreach"))["kind"], "adam_foreach_vs_loop");
   EXPECT_EQ((*find_comparison(report, "cnn/cpu/fp32/channels-last"))["kind"], "channels_last_vs_contiguous");
-  EXPECT_EQ((*find_row(report, "mlp/cpu/fp32/adam-fused"))["config"]["variant"], "adam-fused");
+  EXPECT_EQ((*find_row(report, "mlp/cpu/fp32/adam-fused"))["config"]["techniques"], nlohmann::json::array({"adam-fused"}));
+  EXPECT_EQ((*find_row(report, "mlp/cpu/fp32/adam-fused"))["config"]["adam_kernel"], "adam-fused");
 }
 
 }  // namespace

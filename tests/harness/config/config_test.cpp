@@ -36,15 +36,30 @@ TEST(ConfigId, ParsesFields) {
   const Config ddp = Config::parse("mlp/cpu/fp32/ddp-4");
   EXPECT_EQ(ddp.parallel, ParallelMode::Ddp);
   EXPECT_EQ(ddp.world_size, 4);
-  EXPECT_EQ(ddp.variant, Variant::None);
-  EXPECT_EQ(Config::parse("mlp/cpu/fp32/adam-fused").variant, Variant::AdamFused);
+  EXPECT_TRUE(ddp.technique_segments() == std::vector<std::string>{"ddp-4"});
+  EXPECT_EQ(Config::parse("mlp/cpu/fp32/adam-fused").adam, AdamKernel::Fused);
   EXPECT_EQ(Config::parse("cnn/cuda/fp32/channels-last").id(), "cnn/cuda/fp32/pinned/channels-last");
   EXPECT_EQ(Config::parse("cnn/cuda/tf32").precision, Precision::Tf32);
   EXPECT_EQ(Config::parse("gpt2/cuda/fp8").precision, Precision::Fp8);
   EXPECT_EQ(Config::parse("gpt2/cuda/fp8").id(), "gpt2/cuda/fp8/pinned");
-  EXPECT_EQ(Config::parse("mlp/cuda/fp32/graph").variant, Variant::CudaGraph);
+  EXPECT_TRUE(Config::parse("mlp/cuda/fp32/graph").graph);
+  EXPECT_EQ(Config::parse("mlp/cuda/fp32/graph").adam_kernel(), AdamKernel::Fused) << "a graph replays fused Adam";
   EXPECT_EQ(Config::parse("mlp/cpu/fp32").accumulate, 1);
   EXPECT_EQ(Config::parse("mlp/cpu/fp32/ddp-2/acc8").accumulate, 8);
+}
+
+// A config is a set: the segments after the precision come in any order, and print in one.
+TEST(ConfigId, TechniquesComposeInAnyOrderAndPrintCanonically) {
+  const Config stack = Config::parse("resnet50/cuda/amp-bf16/graph/channels-last/adam-fused");
+  EXPECT_EQ(stack.id(), "resnet50/cuda/amp-bf16/pinned/channels-last/graph") << "graph implies adam-fused";
+  EXPECT_TRUE(stack.channels_last && stack.graph);
+  EXPECT_EQ(Config::parse("gpt2/cuda/amp-bf16/ckpt/ddp-8/acc4/adam-fused").id(), "gpt2/cuda/amp-bf16/pinned/ddp-8/acc4/adam-fused/ckpt");
+  EXPECT_EQ(Config::parse("mlp/cpu/bf16/adam-foreach/ddp-2").id(), "mlp/cpu/bf16/ddp-2/adam-foreach");
+  EXPECT_EQ(Config::parse("cnn/cuda/amp-fp16/adam-fused/pageable").id(), "cnn/cuda/amp-fp16/pageable/adam-fused");
+  for (const std::string id : {"gpt2/cuda/fp8/pinned/ddp-2/adam-fused/ckpt", "mlp/cuda/amp-fp16/pinned/graph",
+                               "cnn/cpu/bf16/acc4/adam-fused/channels-last/ckpt", "mlp/cuda/amp-bf16/pinned/dp/adam-foreach",
+                               "gpt2/cuda/fp8/pinned/graph", "cnn/cuda/tf32/pinned/ddp-1/channels-last"})
+    EXPECT_EQ(Config::parse(id).id(), id);
 }
 
 void expect_rejected(const std::string& id, const std::string& fragment) {
@@ -60,40 +75,33 @@ void expect_rejected(const std::string& id, const std::string& fragment) {
 TEST(ConfigId, RejectsBadIdsNamingTheProblem) {
   expect_rejected("mlp/cpu", "segments");
   expect_rejected("mlp/tpu/fp32", "device 'tpu'");
-  expect_rejected("mlp/cpu/amp-fp16", "not a CPU precision");
-  expect_rejected("mlp/cuda/bf16", "not a CUDA precision");
-  expect_rejected("mlp/cpu/fp32/pinned", "cuda only");
-  expect_rejected("mlp/cpu/fp32/dp", "needs device cuda");
+  expect_rejected("mlp/cpu/fp16", "precision 'fp16' is unknown");
+  expect_rejected("mlp/cpu/amp-fp16", "amp-fp16 with cpu: amp-fp16 is CUDA autocast");
+  expect_rejected("mlp/cuda/bf16", "bf16 with cuda");
+  expect_rejected("mlp/cpu/fp32/pinned", "applies to cuda only");
+  expect_rejected("mlp/cpu/fp32/dp", "it needs device cuda");
   expect_rejected("mlp/cpu/fp32/ddp-0", "rank count");
   expect_rejected("mlp/cpu/fp32/ddp-x", "rank count");
   expect_rejected("mlp/cuda/fp32/pinned/what", "not understood");
   expect_rejected("mlp//fp32", "empty segment");
-  expect_rejected("mlp/cuda/amp-fp16/pinned/dp", "fp32 only");
-  expect_rejected("mlp/cpu/tf32", "not a CPU precision");
-  expect_rejected("mlp/cpu/fp32/channels-last", "image workloads cnn and resnet50 only");
-  EXPECT_EQ(Config::parse("resnet50/cuda/fp32/channels-last").id(), "resnet50/cuda/fp32/pinned/channels-last");
-  expect_rejected("mlp/cpu/fp32/ddp-2/adam-fused", "single process only");
-  expect_rejected("mlp/cpu/fp32/ckpt", "resnet50 (per stage) and gpt2 (per block) only");
-  expect_rejected("gpt2/cpu/fp32/ddp-2/ckpt", "single process only");
+  expect_rejected("mlp/cpu/tf32", "tf32 with cpu");
   expect_rejected("mlp/cpu/fp32/acc1", "2..1024 micro-batches");
   expect_rejected("mlp/cpu/fp32/acc0", "2..1024 micro-batches");
   expect_rejected("mlp/cpu/fp32/acc04", "2..1024 micro-batches");
   expect_rejected("mlp/cpu/fp32/acc2000", "2..1024 micro-batches");
   expect_rejected("mlp/cpu/fp32/accx", "not understood");
-  expect_rejected("mlp/cuda/fp32/pinned/acc4/graph", "does not take accK");
-  expect_rejected("mlp/cpu/bf16/adam-fused", "fp32 or tf32 (or amp-fp16)");
-  expect_rejected("mlp/cuda/amp-bf16/adam-foreach", "fp32 or tf32 (or amp-fp16)");
-  expect_rejected("cnn/cuda/amp-fp16/channels-last", "fp32 or tf32, against");
-  expect_rejected("mlp/cpu/fp32/graph", "graph (the step captured in a CUDA Graph) needs device cuda");
-  expect_rejected("mlp/cuda/amp-fp16/graph", "fp32 or tf32, against");
-  expect_rejected("mlp/cuda/fp32/dp/graph", "single process only");
-  expect_rejected("mlp/cpu/fp32/adam-fused/adam-foreach", "not understood");
-  expect_rejected("gpt2/cpu/fp8", "fp8 runs on cuda only");
-  expect_rejected("mlp/cuda/fp8/pinned", "fp8 applies to gpt2 only");
-  expect_rejected("resnet50/cuda/fp8/pinned", "fp8 applies to gpt2 only");
-  expect_rejected("gpt2/cuda/fp8/pinned/ddp-1", "fp32 only");
-  expect_rejected("gpt2/cuda/fp8/pinned/adam-fused", "fp32 or tf32 (or amp-fp16)");
-  expect_rejected("gpt2/cuda/fp8/pinned/graph", "fp32 or tf32, against");
+  expect_rejected("mlp/cuda/fp32/pinned/acc4/graph", "graph with accK: graph captures one whole step");
+  expect_rejected("mlp/cpu/fp32/graph", "graph with cpu");
+  expect_rejected("mlp/cuda/fp32/dp/graph", "graph with dp");
+  expect_rejected("mlp/cuda/fp32/ddp-1/graph", "graph with ddp-N");
+  expect_rejected("gpt2/cuda/fp32/ckpt/graph", "graph with ckpt");
+  expect_rejected("mlp/cuda/fp32/adam-foreach/graph", "graph with adam-foreach");
+  expect_rejected("mlp/cpu/fp32/adam-fused/adam-foreach", "adam-foreach with adam-fused");
+  expect_rejected("mlp/cuda/fp32/pinned/pageable", "pinned with pageable");
+  expect_rejected("mlp/cuda/fp32/dp/ddp-2", "dp with ddp-N");
+  expect_rejected("mlp/cpu/fp32/ddp-2/ddp-4", "sets what another segment set already");
+  expect_rejected("mlp/cpu/fp32/ckpt/ckpt", "given twice");
+  expect_rejected("gpt2/cpu/fp8", "fp8 with cpu");
 }
 
 }  // namespace

@@ -85,7 +85,7 @@ int run(std::map<std::string, std::string> args) {
   const TrainingRun run = Trainer(spec, probes).run(model, *optimizer, *workload, source, scaler);
   std::vector<double> losses = run.losses;
   if (session) {
-    const auto gathered = session->gather(timer->step_ms(), run.losses, 256);
+    const auto gathered = session->gather(timer->step_ms(), run.losses, 256, model.module->parameters());
     if (!gathered) return 0;  // rank 0 writes
     losses = gathered->global_losses;
     std::ofstream(args["--out"] + ".json") << gathered->ddp.dump(2) << "\n";

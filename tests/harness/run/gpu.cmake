@@ -11,7 +11,7 @@ gpubench_use_torch(test_gpu_paths)
 # 2. The real paths on a device: label gpu; each test skips (GTEST_SKIP, with LibTorch's
 #    reason) where no device is visible, and runs on the GPU machine.
 add_executable(test_gpu_training gpu_training_test.cpp gpu_graph_capture_test.cpp gpu_step_timing_test.cpp
-  gpu_activation_checkpoint_test.cpp gpu_fp8_test.cpp)
+  gpu_activation_checkpoint_test.cpp gpu_fp8_test.cpp gpu_stacks_test.cpp)
 target_link_libraries(test_gpu_training PRIVATE gpubench_run GTest::gtest GTest::gtest_main)
 target_include_directories(test_gpu_training PRIVATE ${PROJECT_SOURCE_DIR}/tests)
 gpubench_warnings(test_gpu_training)

@@ -73,6 +73,21 @@ TEST(CudaCapability, Fp8NeedsComputeCapability89) {
     EXPECT_FALSE(reason("gpt2/cuda/fp8/pinned", cuda_machine({gpu(name, major, minor)})).has_value()) << name;
 }
 
+// The table's Machine rules: dp under autocast runs on one GPU, is skipped on several; the
+// machine's compute capability decides a stack as it decides its precision.
+TEST(CudaCapability, StacksAreSkippedByTheTablesMachineRulesAndThePrecisionsCapability) {
+  const auto one = cuda_machine({gpu("NVIDIA H100 80GB HBM3", 9, 0)});
+  const auto two = cuda_machine({gpu("NVIDIA H100 80GB HBM3", 9, 0), gpu("NVIDIA H100 80GB HBM3", 9, 0)});
+  EXPECT_FALSE(reason("mlp/cuda/amp-bf16/pinned/dp/adam-fused", one).has_value());
+  const auto several = reason("mlp/cuda/amp-bf16/pinned/dp/adam-fused", two);
+  ASSERT_TRUE(several.has_value());
+  EXPECT_NE(several->find("do not inherit autocast"), std::string::npos) << *several;
+  EXPECT_FALSE(reason("mlp/cuda/fp32/pinned/dp/channels-last", two).has_value()) << "fp32 replicas need no autocast";
+  const auto volta = cuda_machine({gpu("Tesla V100-SXM2-16GB", 7, 0)});
+  EXPECT_TRUE(reason("gpt2/cuda/amp-bf16/pinned/ddp-1/adam-fused/ckpt", volta).has_value());
+  EXPECT_FALSE(reason("gpt2/cuda/amp-fp16/pinned/ddp-1/adam-fused/ckpt", volta).has_value());
+}
+
 // On a machine without a GPU (CI, the dev machines) every cuda config of the matrix,
 // DDP included, is skipped with LibTorch's own reason.
 TEST(CudaCapability, ThisMachineWithoutAGpuSkipsEveryCudaConfigWithLibTorchsReason) {
@@ -81,7 +96,7 @@ TEST(CudaCapability, ThisMachineWithoutAGpuSkipsEveryCudaConfigWithLibTorchsReas
   MatrixRequest request;
   request.spec = "gpu";
   request.workloads = {"mlp"};
-  request.known_workloads = workload_names();
+  request.known_workloads = workload_traits(workload_names());
   request.cuda_devices = machine.cuda.device_count;
   const auto configs = expand_matrix(request);
   ASSERT_FALSE(configs.empty());

@@ -1,0 +1,152 @@
+#include "reports/ablation.h"
+
+#include <algorithm>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "config/config.h"
+#include "config/stack_parts.h"
+#include "reports/comparisons.h"
+#include "reports/report_rows.h"
+#include "stats/ratio_interval.h"
+
+namespace gpubench {
+namespace {
+
+const nlohmann::json* find_ok(const nlohmann::json& results, const std::string& id) {
+  for (const auto& row : results)
+    if (row.value("config_id", "") == id && row.value("status", "") == "ok") return &row;
+  return nullptr;
+}
+
+double relative_half_width(const nlohmann::json& row) {
+  return row.value("stopping", nlohmann::json::object()).value("median_ci95_relative", 0.0);
+}
+
+// One ablation comparison of two rows, when both ran; null otherwise.
+nlohmann::json ablation_pair(const nlohmann::json& results, const std::string& kind, const std::string& base_id,
+                             const std::string& candidate_id, const nlohmann::json& context) {
+  const auto* base = find_ok(results, base_id);
+  const auto* candidate = find_ok(results, candidate_id);
+  if (base == nullptr || candidate == nullptr || base_id == candidate_id) return nullptr;
+  nlohmann::json entry = compare_rows(kind, *base, *candidate);
+  entry.update(context);
+  entry["speedup_ci95"] = speedup_interval(*base, *candidate, entry["speedup"].get<double>());
+  return entry;
+}
+
+void append_if(nlohmann::json& out, nlohmann::json entry) {
+  if (!entry.is_null()) out.push_back(std::move(entry));
+}
+
+// The recipe's rows: one comparison for the whole stack, two per part (alone, in the stack).
+void single_recipe(const nlohmann::json& recipe, const nlohmann::json& results, nlohmann::json& out) {
+  const std::string recipe_id = recipe.value("config_id", "");
+  const std::string plain_id = recipe.value("baseline", "");
+  Config stack, plain;
+  try {
+    stack = Config::parse(recipe_id);
+    plain = Config::parse(plain_id);
+  } catch (const std::exception&) {
+    return;  // a recipe this build cannot read: nothing to compute
+  }
+  const nlohmann::json context = {{"device", recipe.value("device", "")}, {"recipe", recipe_id}};
+  nlohmann::json whole = context;
+  whole["technique"] = "recipe";
+  whole["position"] = "recipe";
+  append_if(out, ablation_pair(results, "ablation", plain_id, recipe_id, whole));
+  for (const auto& part : stack_parts(stack)) {
+    nlohmann::json alone = context;
+    alone["technique"] = part;
+    alone["position"] = "alone";
+    append_if(out, ablation_pair(results, "ablation", plain_id, with_part(plain, part).id(), alone));
+    nlohmann::json in_stack = context;
+    in_stack["technique"] = part;
+    in_stack["position"] = "in_stack";
+    append_if(out, ablation_pair(results, "ablation", without_part(stack, part).id(), recipe_id, in_stack));
+  }
+}
+
+}  // namespace
+
+nlohmann::json speedup_interval(const nlohmann::json& base, const nlohmann::json& candidate, double speedup) {
+  const auto [low, high] = ratio_interval(speedup, relative_half_width(base), relative_half_width(candidate));
+  return {low, high};
+}
+
+nlohmann::json compute_ablations(const nlohmann::json& matrix, const nlohmann::json& results) {
+  nlohmann::json out = nlohmann::json::array();
+  const auto recipes = matrix.value("recipes", nlohmann::json::array());
+  for (const auto& recipe : recipes) {
+    if (recipe.value("name", "") != "ddp recipe") {
+      single_recipe(recipe, results, out);
+      continue;
+    }
+    // The DDP recipe against the single-process recipe of the same workload and device.
+    for (const auto& single : recipes)
+      if (single.value("name", "") == "recipe" && single.value("workload", "") == recipe.value("workload", "") &&
+          single.value("device", "") == recipe.value("device", "")) {
+        nlohmann::json entry = ablation_pair(results, "scaling_efficiency", single.value("config_id", ""),
+                                             recipe.value("config_id", ""),
+                                             {{"device", recipe.value("device", "")}, {"recipe", single.value("config_id", "")}});
+        if (entry.is_null()) continue;
+        int ranks = 1;
+        try {
+          ranks = Config::parse(recipe.value("config_id", "")).world_size;
+        } catch (const std::exception&) {
+        }
+        entry["ranks"] = ranks;
+        entry["efficiency"] = entry["speedup"].get<double>() / ranks;
+        out.push_back(entry);
+      }
+  }
+  return out;
+}
+
+std::string format_ablation_blocks(const nlohmann::json& report) {
+  const auto comparisons = report.value("comparisons", nlohmann::json::array());
+  const auto cell = [](const nlohmann::json& c) {
+    if (c.is_null()) return std::string("-");
+    const auto ci = c.value("speedup_ci95", nlohmann::json::array({0.0, 0.0}));
+    return fmt::format("{:.2f}x [{:.2f}-{:.2f}] mem {:.2f}x", c.value("speedup", 0.0), ci[0].get<double>(),
+                       ci[1].get<double>(), c.value("memory_ratio", 0.0));
+  };
+  std::vector<std::string> recipes;  // in report order
+  for (const auto& c : comparisons)
+    if (c.value("kind", "") == "ablation" && std::find(recipes.begin(), recipes.end(), c.value("recipe", "")) == recipes.end())
+      recipes.push_back(c.value("recipe", ""));
+  std::string text;
+  for (const auto& recipe : recipes) {
+    nlohmann::json whole;
+    std::vector<std::string> parts;
+    std::vector<std::vector<std::string>> rows = {{"part", "alone (plain + part)", "in the stack (recipe vs recipe - part)"}};
+    for (const auto& c : comparisons) {
+      if (c.value("kind", "") != "ablation" || c.value("recipe", "") != recipe) continue;
+      if (c.value("position", "") == "recipe") whole = c;
+      else if (std::find(parts.begin(), parts.end(), c.value("technique", "")) == parts.end()) parts.push_back(c.value("technique", ""));
+    }
+    for (const auto& part : parts) {
+      nlohmann::json alone, in_stack;
+      for (const auto& c : comparisons)
+        if (c.value("kind", "") == "ablation" && c.value("recipe", "") == recipe && c.value("technique", "") == part)
+          (c.value("position", "") == "alone" ? alone : in_stack) = c;
+      // A graph replays fused Adam: the recipe without it is the recipe itself.
+      const bool inseparable = in_stack.is_null() && part == "adam-fused" && recipe.size() > 6 &&
+                               recipe.compare(recipe.size() - 6, 6, "/graph") == 0;
+      rows.push_back({part, cell(alone), inseparable ? "part of graph (it replays fused Adam)" : cell(in_stack)});
+    }
+    const std::string where = whole.is_null() ? recipe : whole.value("workload", "") + " on " + whole.value("device", "");
+    text += fmt::format("\nwhat each part of the recipe buys: {}\n", where);
+    text += whole.is_null() ? fmt::format("recipe {} (its plain row did not run)\n", recipe)
+                            : fmt::format("recipe {}: {} vs {}\n", recipe, cell(whole), whole.value("baseline", ""));
+    text += align_columns(rows);
+    for (const auto& c : comparisons)
+      if (c.value("kind", "") == "scaling_efficiency" && c.value("recipe", "") == recipe)
+        text += fmt::format("{}: {:.2f}x the recipe on {} ranks, scaling efficiency {:.0f}%\n", c.value("candidate", ""),
+                            c.value("speedup", 0.0), c.value("ranks", 1), c.value("efficiency", 0.0) * 100);
+  }
+  return text;
+}
+
+}  // namespace gpubench

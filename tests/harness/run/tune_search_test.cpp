@@ -1,0 +1,95 @@
+// The search of `gpubench tune` on synthetic rows: a known fastest stack and batch must be
+// found, over-budget and out-of-memory candidates set aside, never a crash.
+#include "run/tune_search.h"
+
+#include <gtest/gtest.h>
+
+#include <map>
+
+#include "config/stack_parts.h"
+
+namespace gpubench {
+namespace {
+
+nlohmann::json ok_row(const Config& config, double rate, double memory) {
+  nlohmann::json r = {{"config_id", config.id()}, {"status", "ok"}};
+  r["throughput"]["samples_per_s"]["median"] = rate;
+  r["memory"]["host_peak_rss_bytes_training"] = memory;
+  r["stopping"]["median_ci95_relative"] = 0.01;
+  return r;
+}
+
+// A synthetic machine: each part multiplies throughput by its factor, a batch doubling by
+// 1.3 up to 1024, past it 0.9; memory grows with the batch; past `oom_batch` it fails.
+struct FakeMachine {
+  std::map<std::string, double> speedups = {{"bf16", 1.8}, {"adam-fused", 1.2}, {"adam-foreach", 1.1}, {"ddp-2", 0.7}};
+  std::int64_t oom_batch = 1 << 20;
+  int calls = 0;
+  nlohmann::json measure(const Config& config, std::int64_t batch, TuneWindow) {
+    ++calls;
+    if (batch > oom_batch)
+      return {{"config_id", config.id()}, {"status", "failed"}, {"reason", "out of memory: tried to allocate"}};
+    double rate = 1000;
+    for (const auto& part : stack_parts(config)) rate *= speedups.count(part) ? speedups[part] : 1.0;
+    for (std::int64_t b = 256; b < batch; b *= 2) rate *= b < 1024 ? 1.3 : 0.9;
+    return ok_row(config, rate, 100.0 * static_cast<double>(batch));
+  }
+};
+
+TuneOptions options() {
+  TuneOptions o;
+  o.workload = "mlp";
+  o.device = DeviceKind::Cpu;
+  o.parts = {"bf16", "adam-foreach", "adam-fused", "ddp-2"};
+  o.default_batch = 256;
+  o.max_batch = 4096;
+  return o;
+}
+
+TEST(TuneSearch, GreedySelectionThenBatchDoublingFindsTheFastestStack) {
+  FakeMachine machine;
+  const TuneResult result =
+      tune_search(options(), [&](const Config& c, std::int64_t b, TuneWindow w) { return machine.measure(c, b, w); });
+  ASSERT_TRUE(result.winner);
+  const TuneStep& winner = result.steps[*result.winner];
+  EXPECT_EQ(winner.config.id(), "mlp/cpu/bf16/adam-fused");
+  EXPECT_EQ(winner.batch_size, 1024) << "doubling stops where it stops paying";
+  EXPECT_EQ(winner.phase, "final");
+  ASSERT_TRUE(result.runner_up);
+  EXPECT_GT(result.margin, 1.0);
+  EXPECT_LT(result.margin_ci95.first, result.margin);
+  EXPECT_NE(result.summary.find("mlp/cpu/bf16/adam-fused --batch-size 1024"), std::string::npos) << result.summary;
+  for (const auto& step : result.steps) EXPECT_NE(step.config.id(), "mlp/cpu/bf16/adam-foreach/adam-fused");
+}
+
+TEST(TuneSearch, TheBudgetAndOutOfMemoryRowsEndTheDoublingWithoutACrash) {
+  FakeMachine machine;
+  machine.oom_batch = 512;
+  TuneOptions o = options();
+  const TuneResult oom =
+      tune_search(o, [&](const Config& c, std::int64_t b, TuneWindow w) { return machine.measure(c, b, w); });
+  EXPECT_EQ(oom.steps[*oom.winner].batch_size, 512);
+  bool saw_oom = false;
+  for (const auto& step : oom.steps) saw_oom = saw_oom || step.outcome.find("out of memory") != std::string::npos;
+  EXPECT_TRUE(saw_oom);
+  FakeMachine roomy;
+  o.memory_budget_bytes = 100.0 * 600;  // a batch of 512 needs 51200, 1024 needs 102400
+  const TuneResult budget =
+      tune_search(o, [&](const Config& c, std::int64_t b, TuneWindow w) { return roomy.measure(c, b, w); });
+  EXPECT_EQ(budget.steps[*budget.winner].batch_size, 512);
+  bool over = false;
+  for (const auto& step : budget.steps) over = over || step.outcome.rfind("over budget", 0) == 0;
+  EXPECT_TRUE(over);
+}
+
+TEST(TuneSearch, NothingTrainsIsAnAnswerToo) {
+  TuneOptions o = options();
+  o.skip_reason = [](const Config&) { return std::optional<std::string>("no CUDA device"); };
+  const TuneResult result = tune_search(o, [](const Config&, std::int64_t, TuneWindow) { return nlohmann::json(); });
+  EXPECT_FALSE(result.winner);
+  EXPECT_EQ(result.steps.size(), 1u);
+  EXPECT_EQ(result.steps[0].outcome, "skipped: no CUDA device");
+}
+
+}  // namespace
+}  // namespace gpubench
