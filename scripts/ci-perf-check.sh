@@ -17,7 +17,8 @@
 #       day-to-day drift; what it can resolve depends on the runner's run-to-run noise and
 #       N (README, "Comparing runs in CI", has the figures measured on a 2-core VM).
 #
-# Paths are taken relative to the directory it is called from. Env: GPUBENCH_CI_MATRIX
+# Paths are taken relative to the directory it is called from; a BASELINE inside OUT_DIR
+# (default ./perf-check) is refused (exit 2). Env: GPUBENCH_CI_MATRIX
 # (default: the three CPU fp32 configs), GPUBENCH_CI_ARGS (more matrix flags for every run,
 # split on whitespace, e.g. "--threads 1": on a 2-vCPU shared VM one thread cut mlp's
 # run-to-run spread from 11% to 3.3%), GPUBENCH (this build's binary, default the repo's
@@ -68,6 +69,18 @@ else
   fi
 fi
 out_dir=${out_dir:-$PWD/perf-check}
+# OUT_DIR is this check's to overwrite (current.json, current/run-*.json, summary.md): a
+# baseline inside it would be deleted and the new run compared with itself ("no
+# regression"). Decided on the resolved paths (links, ..), as the files are reached.
+if [[ -n $baseline ]]; then
+  real_baseline=$(realpath -e -- "$baseline" 2>/dev/null) || fail "baseline '$baseline' cannot be resolved"
+  real_out=$(realpath -m -- "$out_dir" 2>/dev/null) || fail "output folder '$out_dir' cannot be resolved"
+  if [[ $real_baseline/ == "${real_out%/}"/* ]]; then
+    resolved=""
+    [[ $real_baseline != "$baseline" || $real_out != "$out_dir" ]] && resolved=" (resolved: '$real_baseline' in '$real_out')"
+    fail "baseline '$baseline' is inside the output folder '$out_dir'$resolved, which each check overwrites: keep the baseline elsewhere or give another OUT_DIR"
+  fi
+fi
 gpubench=$(absolute "${GPUBENCH:-$(cd "$(dirname "$0")/.." && pwd)/build/gpubench}")
 matrix=${GPUBENCH_CI_MATRIX:-mlp/cpu/fp32,cnn/cpu/fp32,transformer/cpu/fp32}
 read -r -a extra_args <<< "${GPUBENCH_CI_ARGS:-}"

@@ -11,6 +11,9 @@ round's ratios are of median samples/s; the table gives each ratio's median over
   same allocator, glibc   the two loops alone, both with glibc's defaults
   same allocator, retain  the two loops alone, both retaining freed memory
 Run it with the torch gpubench was built against (.venv/bin/python): the same LibTorch.
+The Python loop is timed per step (reference_loop.py --timing step: on the CPU nothing runs
+ahead, so the loop's period is the same time). On a GPU, scripts/device-validate.sh runs the
+Python rows beside gpubench's and scripts/gpu_vs_python.py reads that run's files.
 Both sides use each workload's CPU batch (resnet50 8, gpt2 1 x 1024 tokens); their ids are
 named, so they run although `all` leaves them out on a CPU-only machine.
 
@@ -72,7 +75,7 @@ def run_gpubench(args, workload, scratch, host_malloc):
 
 def run_reference(args, workload, tunables):
     command = [sys.executable, os.path.join(HERE, "reference_loop.py"), workload, "--threads", str(args.threads),
-               "--steps", str(args.steps), "--warmup", str(args.warmup)]
+               "--steps", str(args.steps), "--warmup", str(args.warmup), "--timing", "step"]
     env = dict(os.environ, PYTHONWARNINGS="ignore")
     env.pop("GLIBC_TUNABLES", None)
     if tunables:

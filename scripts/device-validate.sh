@@ -11,17 +11,24 @@
 # There: run(carry=[".device-pack"], timeout_s=600, command="OUT=$OUT scripts/device-validate.sh").
 # The run loads the pack's binaries with that machine's torch (scripts/device/libraries.sh
 # checks with ldd that every library resolves) and builds only when one does not, saying so.
-# Stages by value, each capped, the plan within BUDGET_S (480) s; printed before it starts:
-# facts, ceilings, one config per technique on resnet50 and gpt2, the rest of the GPU matrix,
-# the GPU tests, the harness overhead, HTA traces. Reports are rewritten after every config,
-# so a stage cut short keeps what it measured. What comes back (at most 8 files, 2 folders):
+# 15 minutes of device time hold the machine's start (1-2) and this one call: stages by
+# value, each capped, the caps summing to BUDGET_S (570) s, the plan printed before they
+# start: facts, ceilings, one config per technique on resnet50 and gpt2, stacks (issue 37's
+# ablation group, CUDA configs), plain PyTorch on the same GPU (scripts/reference_loop.py:
+# eager fp32/amp-bf16/amp-fp16, then gpt2 amp-bf16 under torch.compile with fused Adam), the
+# rest of the GPU matrix, the GPU tests, the harness overhead, HTA traces. Time a stage leaves
+# unused goes to the next. Reports are rewritten after every config, so a stage cut short
+# keeps what it measured. What comes back (8 files, the most a call returns):
 #   $OUT/log (everything printed: facts, the plan, markdown reports, test output),
-#   $OUT/stages.tsv, $OUT/ceilings-gpu.json (+ .benchmark.json), $OUT/report-techniques.json,
-#   $OUT/report-gpu.json, $OUT/report-overhead.json (the default mode's cost), $OUT/extras.tar.gz
-#   (report-overhead-sync.json: --sync-phases' cost; per-rank traces for Holistic Trace
-#   Analysis, run here afterwards, and their report-hta.json).
-# Environment: PYTHON (python3: the interpreter whose torch the binaries load), PACK_DIR
-#   (.device-pack), BUILD_DIR (build-gpu, when building), BUDGET_S (480).
+#   $OUT/stages.tsv, $OUT/ceilings-gpu.json, $OUT/report-techniques.json,
+#   $OUT/report-stacks.json, $OUT/python-reference.jsonl (one JSON line per Python row),
+#   $OUT/report-gpu.json, $OUT/extras.tar.gz (remade after each stage that adds to it:
+#   ceilings-gpu.json.benchmark.json, Google Benchmark's raw output; report-overhead.json,
+#   the default mode's cost; report-overhead-sync.json, --sync-phases' cost; per-rank
+#   traces for Holistic Trace Analysis, run here afterwards, and their report-hta.json).
+# Afterwards, here: scripts/gpu_vs_python.py DIR prints gpubench's rows over the Python ones.
+# Environment: PYTHON (python3: the interpreter whose torch the binaries load and the Python
+#   stage runs), PACK_DIR (.device-pack), BUILD_DIR (build-gpu, when building), BUDGET_S (570).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
@@ -56,25 +63,47 @@ fi
 : "${OUT:?set OUT to the folder that comes back (the device run sets it)}"
 mkdir -p "$OUT"
 log=$OUT/log
-budget=${BUDGET_S:-480}
+budget=${BUDGET_S:-570}
 start=$(date +%s)
 deadline=$((start + budget))
 python=${PYTHON:-python3}
 pack=${PACK_DIR:-.device-pack}
 failed=0
 printf 'stage\texit_code\tseconds\n' >"$OUT/stages.tsv"
+# What comes back beside the seven top-level files: tarred into $OUT/extras.tar.gz.
+extras=$(mktemp -d)
+pack_extras() { tar -czf "$OUT/extras.tar.gz" -C "$extras" . 2>/dev/null; }
 
 say() { echo "== [$(($(date +%s) - start)) s] $*" | tee -a "$log"; }
 
+# The plan's stages in value order and each one's cap in seconds; the caps sum to the budget.
+order=(facts ceilings techniques stacks python gpu-rest gpu-tests overhead overhead-sync hta)
+declare -A cap=([facts]=20 [ceilings]=40 [techniques]=185 [stacks]=70 [python]=135 [gpu-rest]=20 [gpu-tests]=55
+  [overhead]=20 [overhead-sync]=14 [hta]=11)
+
+# reserved_after NAME: the caps of the planned stages after NAME; -1 for a stage outside the
+# plan (build), which gets its cap alone.
+reserved_after() {
+  local n found=0 sum=0
+  for n in "${order[@]}"; do
+    ((found)) && sum=$((sum + cap[$n]))
+    [[ $n == "$1" ]] && found=1
+  done
+  ((found)) && echo "$sum" || echo -1
+}
+
 # stage NAME CAP_S COMMAND...: runs COMMAND (output to the log and the terminal) for at
-# most CAP_S seconds and never past the deadline. timeout kills the whole process group,
-# gpubench's per-config children included.
+# most its cap plus what earlier stages left unused (the time the later stages' caps do not
+# claim), and never past the deadline. The command sees STAGE_DEADLINE (epoch seconds).
+# timeout kills the whole process group, gpubench's per-config children included.
 stage() {
-  local name=$1 cap=$2
+  local name=$1 stage_cap=$2  # not `cap`: reserved_after reads the global table through bash's dynamic scope
   shift 2
-  local left limit rc t0
+  local left limit rc t0 reserved
   left=$((deadline - $(date +%s)))
-  limit=$((cap < left ? cap : left))
+  limit=$((stage_cap < left ? stage_cap : left))
+  reserved=$(reserved_after "$name")
+  ((reserved >= 0 && left - reserved > limit)) && limit=$((left - reserved))
   if ((limit < 5)); then
     say "$name: skipped, no time left (${left} s)"
     printf '%s\tskipped\t0\n' "$name" >>"$OUT/stages.tsv"
@@ -83,7 +112,7 @@ stage() {
   fi
   say "$name (at most $limit s): $*"
   t0=$(date +%s)
-  timeout --kill-after=5 "$limit" "$@" 2>&1 | tee -a "$log"
+  STAGE_DEADLINE=$((t0 + limit)) timeout --kill-after=5 "$limit" "$@" 2>&1 | tee -a "$log"
   rc=$?
   ((rc == 124)) && say "$name: timed out after $limit s"
   say "$name: exit $rc after $(($(date +%s) - t0)) s"
@@ -100,7 +129,7 @@ facts() {
   ninja --version
   c++ --version | head -n1
   echo "cores: $(nproc)"
-  "${PYTHON:-python3}" - <<'EOF'
+  "${PYTHON:-python3}" - <<'PY'
 import os, torch
 root = os.path.dirname(torch.__file__)
 inc = os.path.join(root, "include")
@@ -118,16 +147,19 @@ except Exception as e:
 print("wheel has c10d/symm_mem:", os.path.isdir(os.path.join(inc, "torch", "csrc", "distributed", "c10d", "symm_mem")))
 for name in ("set_autocast_gpu_dtype", "set_autocast_enabled", "set_autocast_dtype", "is_autocast_enabled"):
     print("autocast_mode.h mentions", name + ":", name in text)
-EOF
+# The Python stage: its references, and Triton, which torch.compile's inductor needs on a GPU.
+for module in ("torchvision", "transformers", "triton"):
+    try:
+        print(module, __import__(module).__version__)
+    except Exception as e:
+        print("no", module + ":", e)
+PY
 }
 
-# Each stage's cap in seconds, by value; the plan printed below sums them.
-declare -A cap=([facts]=20 [ceilings]=50 [techniques]=212 [gpu-rest]=63 [gpu-tests]=75 [overhead]=25 [overhead-sync]=20 [hta]=15)
 say "device-validate: budget $budget s, output in $OUT"
-export -f facts
-stage facts "${cap[facts]}" bash -c 'facts'
 
-# The binaries: the pack's with this machine's torch, else a build (minutes of the budget).
+# The binaries: the pack's with this machine's torch, else a build (minutes of the budget);
+# the plan needs them to list configs, so it comes after them, and the facts after the plan.
 source scripts/device/libraries.sh
 why=$(mktemp)
 if [[ -x $pack/bin/gpubench ]] && use_pack "$pack" "$python" 2>"$why"; then
@@ -157,41 +189,110 @@ for t in fp32/pageable fp32/pinned amp-bf16/pinned amp-fp16/pinned tf32/pinned f
   techniques+=("resnet50/cuda/$t" "gpt2/cuda/$t")
 done
 techniques+=(gpt2/cuda/fp8/pinned)  # against gpt2's amp-bf16 row (fp8_vs_bf16)
+# Stacks: issue 37's `ablation` group (recipes, each less one part, each part alone) on the
+# large workloads, its CUDA configs only (the group holds CPU ones too), run as ids with
+# --workload so the report still records the recipes its ablations are computed from. The
+# deepest in each workload's stack first (its parts counted as the id's segments, a precision
+# other than fp32 one more): the recipes, then each less one part (what each part buys in
+# the stack), the group's order kept within a depth, so a cut stage keeps those.
+# A gpubench without the group answers exit 2: the stage records that answer as its failure
+# and the run goes on.
+stacks_listing=$("$gpubench" --list --matrix ablation --workload resnet50,gpt2 2>&1)
+stacks_rc=$?
+stacks_ids=()
+((stacks_rc == 0)) && mapfile -t stacks_ids < <(awk '$1 ~ /\/cuda\// {print $1}' <<<"$stacks_listing" |
+  awk -F/ '{id[NR] = $0; w[NR] = $1; n[NR] = NF + ($3 != "fp32"); if (n[NR] > depth[$1]) depth[$1] = n[NR]}
+    END {for (i = 1; i <= NR; i++) printf "%d %d %s\n", depth[w[i]] - n[i], i, id[i]}' | sort -n -k1,1 -k2,2 | cut -d' ' -f3)
 # The rest of `--matrix gpu`, the large workloads first.
 mapfile -t gpu_all < <("$gpubench" --list --matrix gpu 2>/dev/null | awk '{print $1}' | grep /cuda/)
 rest=()
 for id in "${gpu_all[@]}"; do [[ $id == resnet50/* || $id == gpt2/* ]] && rest+=("$id"); done
 for id in "${gpu_all[@]}"; do [[ $id == resnet50/* || $id == gpt2/* ]] || rest+=("$id"); done
 rest_ids=()
-for id in "${rest[@]}"; do [[ " ${techniques[*]} " == *" $id "* ]] || rest_ids+=("$id"); done
+for id in "${rest[@]}"; do [[ " ${techniques[*]} ${stacks_ids[*]} " == *" $id "* ]] || rest_ids+=("$id"); done
+# Plain PyTorch on this GPU, each row at gpubench's CUDA batch (resnet50 256, gpt2 16 x 1024
+# tokens), timed as gpubench's CUDA rows (the loop's period): "ARGS|CAP_S", 0 = the rest of
+# the stage. Eager rows a process per workload (torch imported once); then what a Python
+# user gets at best, nanoGPT's recipe, its compilation timed apart from its steps.
+python_rows=("resnet50 --precision amp-bf16,fp32,amp-fp16 --warmup 3 --steps 15|35"
+  "gpt2 --precision amp-bf16,fp32,amp-fp16 --warmup 3 --steps 15|40"
+  "gpt2 --precision amp-bf16 --compile --adam fused --warmup 3 --steps 20|0")
 join() { local IFS=,; echo "$*"; }
-technique_s=14 rest_s=12
+technique_s=16 stacks_s=14 rest_s=12
+if ((stacks_rc != 0)); then
+  stacks_plan="not in this gpubench: --list --matrix ablation answered exit $stacks_rc ($(tail -n1 <<<"$stacks_listing")); recorded as failed, the run goes on"
+else
+  stacks_plan="${#stacks_ids[@]} CUDA configs of --matrix ablation, deepest stacks first, at most ${stacks_s} s each, as many as fit: ${stacks_ids[*]}"
+fi
 plan=$(printf '%s\t%s\t%s\n' \
   facts "${cap[facts]}" "" \
   ceilings "${cap[ceilings]}" "copy, matmul, train_step benchmarks" \
-  techniques "${cap[techniques]}" "${#techniques[@]} configs, ${technique_s} s each: ${techniques[*]}" \
+  techniques "${cap[techniques]}" "${#techniques[@]} configs, at most ${technique_s} s each: ${techniques[*]}" \
+  stacks "${cap[stacks]}" "$stacks_plan" \
+  python "${cap[python]}" "scripts/reference_loop.py --device cuda, rows (ARGS|cap s, 0 = the rest): $(printf '[%s] ' "${python_rows[@]}")" \
   gpu-rest "${cap[gpu-rest]}" "${#rest_ids[@]} configs in this order, ${rest_s} s each, as many as fit: ${rest_ids[*]}" \
   gpu-tests "${cap[gpu-tests]}" "${tests[*]##*/}" \
   overhead "${cap[overhead]}" "mlp, cnn: bare vs timers+events+NVTX vs CUPTI steps (the default mode)" \
   overhead-sync "${cap[overhead-sync]}" "mlp, cnn: the same with --sync-phases (the strict mode's cost)" \
   hta "${cap[hta]}" "mlp, cnn traces")
-say "plan (stage, seconds, what):"
+say "plan (stage, seconds, what; time a stage leaves unused goes to the next):"
 echo "$plan" | tee -a "$log"
-echo "$plan" | awk -F'\t' -v b="$budget" '{s += $2} END {printf "plan total: %d s of the %d s budget\n", s, b}' | tee -a "$log"
+echo "$plan" | awk -F'\t' -v b="$budget" '{s += $2} END {printf "plan total: %d s of the %d s budget%s\n", s, b,
+  (s > b ? ": the deadline cuts the last stages" : "")}' | tee -a "$log"
+export -f facts
+stage facts "${cap[facts]}" bash -c 'facts'
 
 ceilings=$OUT/ceilings-gpu.json
 stage ceilings "${cap[ceilings]}" "$bin/gpubench-bench" '--benchmark_filter=^(copy/|matmul/cuda/|train_step/cuda/)' \
-  --benchmark_min_time=0.05 "--ceilings-out=$ceilings"
+  --benchmark_min_time=0.05 "--ceilings-out=$ceilings" "--benchmark_out=$extras/ceilings-gpu.json.benchmark.json"
+pack_extras
 ceilings_flag=()
 [[ -s $ceilings ]] && ceilings_flag=(--ceilings "$ceilings")
 # matrix NAME CAP CONFIG_S OUT_JSON CONFIGS GPUBENCH_ARGS...: one matrix stage, markdown in the log.
 matrix() {
-  local name=$1 cap=$2 config_s=$3 json=$4 configs=$5
+  local name=$1 stage_cap=$2 config_s=$3 json=$4 configs=$5
   shift 5
-  stage "$name" "$cap" "$gpubench" --matrix "$configs" --config-timeout "$config_s" \
+  stage "$name" "$stage_cap" "$gpubench" --matrix "$configs" --config-timeout "$config_s" \
     "${ceilings_flag[@]}" --out "$json" --format markdown "$@"
 }
 matrix techniques "${cap[techniques]}" "$technique_s" "$OUT/report-techniques.json" "$(join "${techniques[@]}")" --preset quick
+if ((stacks_rc != 0)); then  # asked again inside the stage: its answer and exit code are the stage's
+  stage stacks "${cap[stacks]}" "$gpubench" --list --matrix ablation --workload resnet50,gpt2
+elif ((${#stacks_ids[@]} == 0)); then
+  stage stacks "${cap[stacks]}" bash -c 'echo "stacks: --matrix ablation lists no CUDA config for resnet50, gpt2" >&2; exit 1'
+else
+  matrix stacks "${cap[stacks]}" "$stacks_s" "$OUT/report-stacks.json" "$(join "${stacks_ids[@]}")" \
+    --workload resnet50,gpt2 --preset quick
+fi
+
+# python_reference PYTHON JSONL "ARGS|CAP_S"...: each row of reference_loop.py on cuda under
+# its own cap (0: the rest of the stage), its JSON lines into JSONL and the log. Without a
+# device each row is a "skipped" line with torch's reason (exit 0).
+# shellcheck disable=SC2317  # called through bash -c (export -f)
+python_reference() {
+  local python=$1 jsonl=$2 row args row_cap limit rc=0 row_rc
+  shift 2
+  for row in "$@"; do
+    args=${row%|*} row_cap=${row##*|}
+    limit=$((STAGE_DEADLINE - $(date +%s)))
+    ((row_cap > 0 && row_cap < limit)) && limit=$row_cap
+    if ((limit < 5)); then
+      echo "python: no time left for [$args]"
+      rc=1
+      continue
+    fi
+    echo "python: [$args] at most $limit s"
+    # shellcheck disable=SC2086  # ARGS are words
+    PYTHONUNBUFFERED=1 timeout --kill-after=5 "$limit" "$python" scripts/reference_loop.py $args --device cuda |
+      tee -a "$jsonl"
+    row_rc=${PIPESTATUS[0]}
+    ((row_rc == 124)) && echo "python: [$args] timed out after $limit s"
+    ((row_rc != 0)) && rc=1
+  done
+  return "$rc"
+}
+export -f python_reference
+stage python "${cap[python]}" bash -c 'python_reference "$@"' _ "$python" "$OUT/python-reference.jsonl" "${python_rows[@]}"
 ((${#rest_ids[@]})) && matrix gpu-rest "${cap[gpu-rest]}" "$rest_s" "$OUT/report-gpu.json" "$(join "${rest_ids[@]}")" --preset quick
 gpu_tests() {
   local t rc=0
@@ -200,12 +301,15 @@ gpu_tests() {
 }
 export -f gpu_tests
 stage gpu-tests "${cap[gpu-tests]}" bash -c 'gpu_tests "$@"' _ "${tests[@]}"
-matrix overhead "${cap[overhead]}" 12 "$OUT/report-overhead.json" mlp/cuda/fp32/pinned,cnn/cuda/fp32/pinned --overhead --steps 60
-extras=$(mktemp -d)
+matrix overhead "${cap[overhead]}" 12 "$extras/report-overhead.json" mlp/cuda/fp32/pinned,cnn/cuda/fp32/pinned --overhead --steps 60
+pack_extras
 matrix overhead-sync "${cap[overhead-sync]}" 10 "$extras/report-overhead-sync.json" mlp/cuda/fp32/pinned,cnn/cuda/fp32/pinned --overhead --steps 40 --sync-phases
+pack_extras
 matrix hta "${cap[hta]}" 10 "$extras/report-hta.json" mlp/cuda/fp32/pinned,cnn/cuda/fp32/pinned --steps 20 --warmup 3 --hta-dir "$extras/traces"
-tar -czf "$OUT/extras.tar.gz" -C "$extras" . 2>/dev/null
+pack_extras
 rm -rf "$extras" "$OUT"/*.tmp.* 2>/dev/null
 say "device-validate: done in $(($(date +%s) - start)) s (failed=$failed)"
 tee -a "$log" <"$OUT/stages.tsv"
+returned=$(find "$OUT" -type f | wc -l)
+((returned > 8)) && say "WARNING: $returned files under $OUT: a call returns at most 8"
 exit $failed

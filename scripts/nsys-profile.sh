@@ -13,40 +13,52 @@
 # config are captured (the NVTX range profile-steps@gpubench; one report per config,
 # NAME.1.nsys-rep, NAME.2.nsys-rep, ...).
 # nsys is NSYS, else .tools/nsys/bin/nsys (scripts/install-nsys.sh), else nsys on PATH;
-# gpubench is GPUBENCH, else build/gpubench. Exit code: gpubench's, 124 past the deadline,
-# 2 for bad arguments.
+# gpubench is GPUBENCH, else build/gpubench. Paths (--out-dir, NSYS, GPUBENCH, and
+# gpubench's own --out, --data) are relative to the directory it is called from. Exit
+# code: gpubench's, 124 past the deadline, 2 for bad arguments (checked before anything is
+# created or run).
 set -uo pipefail
-cd "$(dirname "$0")/.."
+root=$(cd "$(dirname "$0")/.." && pwd)
 
-usage() { echo "usage: scripts/nsys-profile.sh [--out-dir DIR] [--name NAME] [--timeout S] -- GPUBENCH_ARGS..." >&2; exit 2; }
-out_dir=reports/nsys name=gpubench-$(date +%Y%m%d-%H%M%S) deadline_s=900
+usage="usage: scripts/nsys-profile.sh [--out-dir DIR] [--name NAME] [--timeout S] -- GPUBENCH_ARGS..."
+fail() { echo "nsys-profile: $*" >&2; exit 2; }
+# An option's value: present, not empty, and not the next option (`--name -- --matrix ...`
+# would otherwise take "--" as the name).
+value_of() {
+  [[ $# -ge 2 && -n $2 && $2 != -* ]] || fail "$1 needs a value ($1 $3); $usage"
+  printf '%s' "$2"
+}
+out_dir=$root/reports/nsys name=gpubench-$(date +%Y%m%d-%H%M%S) deadline_s=900
 while (($#)); do
   case $1 in
-    --out-dir) out_dir=${2:?}; shift 2 ;;
-    --name) name=${2:?}; shift 2 ;;
-    --timeout) deadline_s=${2:?}; shift 2 ;;
+    --out-dir) out_dir=$(value_of "$1" "${2:-}" DIR) || exit 2; shift 2 ;;
+    --name) name=$(value_of "$1" "${2:-}" NAME) || exit 2; shift 2 ;;
+    --timeout) deadline_s=$(value_of "$1" "${2:-}" S) || exit 2; shift 2 ;;
+    -h | --help) echo "$usage"; exit 0 ;;
     --) shift; break ;;
-    *) echo "nsys-profile: unknown option '$1'" >&2; usage ;;
+    *) fail "unknown option '$1'; $usage" ;;
   esac
 done
-(($#)) || usage
-[[ $deadline_s =~ ^[1-9][0-9]*$ ]] || { echo "nsys-profile: --timeout '$deadline_s' is not a whole number of seconds > 0" >&2; exit 2; }
+(($#)) || fail "no gpubench arguments after --; $usage"
+[[ $deadline_s =~ ^[1-9][0-9]*$ ]] || fail "--timeout '$deadline_s' is not a whole number of seconds > 0"
 nsys=${NSYS:-}
-[[ -z $nsys && -x .tools/nsys/bin/nsys ]] && nsys=.tools/nsys/bin/nsys
-[[ -z $nsys ]] && nsys=$(command -v nsys || true)
-[[ -n $nsys ]] || { echo "nsys-profile: no nsys (run scripts/install-nsys.sh, or set NSYS)" >&2; exit 2; }
-gpubench=${GPUBENCH:-build/gpubench}
-[[ -x $gpubench ]] || { echo "nsys-profile: no gpubench at $gpubench (run scripts/build.sh, or set GPUBENCH)" >&2; exit 2; }
-mkdir -p "$out_dir" || exit 2
+[[ -z $nsys && -x $root/.tools/nsys/bin/nsys ]] && nsys=$root/.tools/nsys/bin/nsys
+[[ -z $nsys ]] && { nsys=$(command -v nsys) || fail "no nsys (run scripts/install-nsys.sh, or set NSYS)"; }
+[[ $nsys == */* ]] || nsys=$(command -v -- "$nsys") || fail "NSYS '${NSYS:-}' is not a command on PATH"
+[[ -x $nsys && ! -d $nsys ]] || fail "NSYS '$nsys' is not an executable file (run scripts/install-nsys.sh, or set NSYS)"
+gpubench=${GPUBENCH:-$root/build/gpubench}
+[[ -x $gpubench && ! -d $gpubench ]] || fail "no gpubench at '$gpubench' (run scripts/build.sh, or set GPUBENCH)"
+made=$(mkdir -p -- "$out_dir" 2>&1) || fail "cannot create the output folder '$out_dir': ${made#mkdir: }"
 base=$out_dir/$name
 
 args=("$@")
-[[ " ${args[*]} " == *" --out "* ]] || args+=(--out "$base.json")
+has_flag() { local arg; for arg in "${args[@]}"; do [[ $arg == "$1" || $arg == "$1"=* ]] && return 0; done; return 1; }
+has_flag --out || args+=(--out "$base.json")
 if nvidia-smi -L >/dev/null 2>&1; then gpu=1 traces=cuda,cudnn,cublas,nvtx,osrt; else gpu=0 traces=nvtx,osrt; fi
 # --cpuctxsw=none: with 2022.4's default (process-tree) the agent spins at 100% of a core
 # after the app exits and `nsys profile` never returns (seen on this project's VMs).
 options=(-t "$traces" --sample=none --cpuctxsw=none --force-overwrite true -o "$base")
-if [[ " ${args[*]} " == *" --profile-steps "* ]]; then
+if has_flag --profile-steps; then
   options+=(--capture-range=nvtx --nvtx-capture=profile-steps@gpubench --capture-range-end=repeat)
 fi
 
@@ -93,19 +105,42 @@ remove_stale_agent_files() {
 
 remove_stale_agent_files
 # nsys's scratch (.qdstrm, session files) in a private folder, removed afterwards.
-scratch=$(mktemp -d "${TMPDIR:-/tmp}/gpubench-nsys.XXXXXX") || exit 2
+scratch=$(mktemp -d "${TMPDIR:-/tmp}/gpubench-nsys.XXXXXX") || fail "cannot create a scratch folder in ${TMPDIR:-/tmp}"
+timer=""
+# Whatever way the script ends, its timer (a `sleep`) and scratch go with it.
+trap '[[ -n $timer ]] && kill "$timer" 2>/dev/null; rm -rf "$scratch"' EXIT
 echo "nsys-profile: $("$nsys" --version) tracing $traces: $gpubench ${args[*]}" >&2
 TMPDIR=$scratch setsid "$nsys" profile "${options[@]}" "$gpubench" "${args[@]}" >"$base.nsys.log" 2>&1 &
 front=$!
-( sleep "$deadline_s" </dev/null >/dev/null 2>&1; echo "nsys-profile: past the ${deadline_s} s deadline, stopping nsys" >&2; kill -TERM "$front" 2>/dev/null
-  sleep 15; cleanup "$front" 0 ) &
-watchdog=$!
-wait "$front"
-rc=$?
-kill "$watchdog" 2>/dev/null && wait "$watchdog" 2>/dev/null
+
+# wait_for_nsys SECONDS: 0 when nsys ended within SECONDS (its exit status in rc), 1 when the
+# time ran out first. The timer is a child of this shell, so it is ended (not orphaned)
+# whichever comes first.
+wait_for_nsys() {
+  local first="" status
+  # Not on the caller's stdout: a $(...) around this script would wait for the timer too.
+  sleep "$1" >/dev/null 2>&1 &
+  timer=$!
+  wait -n -p first "$front" "$timer"
+  status=$?
+  if [[ $first == "$front" ]]; then
+    kill "$timer" 2>/dev/null; wait "$timer" 2>/dev/null; timer=""
+    rc=$status
+    return 0
+  fi
+  timer=""
+  return 1
+}
+rc=0
+if ! wait_for_nsys "$deadline_s"; then
+  echo "nsys-profile: past the ${deadline_s} s deadline, stopping nsys" >&2
+  kill -TERM "$front" 2>/dev/null
+  # 15 s to write what it has, then whatever is left of its sessions is killed.
+  wait_for_nsys 15 || { cleanup "$front" 0; wait "$front"; }
+  rc=124
+fi
 cleanup "$front" 30
 rm -rf "$scratch"
-((rc == 143)) && rc=124
 
 shopt -s nullglob
 reports=()

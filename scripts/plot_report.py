@@ -3,10 +3,17 @@
 peak memory by config, step-time distribution. With two reports, bars are side by side.
 
     scripts/plot_report.py REPORT.json [OTHER.json] --out DIR
+
+At most 300 configs with status ok (across the reports): each config's bar gets 0.6 inch so
+that its label stays legible, and the widest chart (two reports of 300: 39600 pixels) stays
+under the PNG renderer's 65536-pixel limit. A report that is not a gpubench report, or that
+it cannot draw, is exit 2 with one line naming what is wrong, before any file is written.
 """
 import argparse
 import json
+import math
 import os
+import re
 import sys
 
 import matplotlib
@@ -15,6 +22,96 @@ matplotlib.use("Agg")  # files only, no display needed
 import matplotlib.pyplot as plt  # noqa: E402
 
 PHASES = ["data", "h2d", "forward", "backward", "optimizer", "other"]
+MAX_CONFIGS = 300
+# reports/schema/report.schema.json's pattern for a result's config_id.
+CONFIG_ID = re.compile(r"^[a-z0-9]+/(cpu|cuda)/[a-z0-9-]+(/[a-z0-9-]+)*$")
+EXPECTED = {dict: "an object", list: "a list", str: "a string", float: "a number >= 0"}
+
+
+def fail(message):
+    print(f"plot_report: {message}", file=sys.stderr)
+    sys.exit(2)
+
+
+class BadReport(Exception):
+    """What makes a report unplottable, as the one line the user reads."""
+
+
+def describe(value):
+    if value is None or isinstance(value, bool):
+        return json.dumps(value)
+    if isinstance(value, (int, float)):
+        return f"the number {value}"
+    if isinstance(value, str):
+        return f"a string ({json.dumps(value[:40])}{'...' if len(value) > 40 else ''})"
+    return f"a list of {len(value)} items" if isinstance(value, list) else "an object"  # not dumped: may nest deep
+
+
+def is_kind(value, kind):
+    if kind is float:  # JSON numbers; true/false are not, nor NaN, infinities or negatives
+        return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value) and value >= 0
+    return isinstance(value, kind)
+
+
+def at(container, path, kind, where, optional=False):
+    """The value at dotted `path` in `container`, checked to be `kind`; with `optional`,
+    None where a key on the way is absent (a present value of the wrong kind still fails)."""
+    value, walked, keys = container, [], path.split(".")
+    for key in keys:
+        if not isinstance(value, dict):
+            raise BadReport(f"{where}: {'.'.join(walked)} is {describe(value)}; expected an object")
+        if key not in value:
+            if optional:
+                return None
+            expected = EXPECTED[kind] if len(walked) == len(keys) - 1 else "an object"
+            raise BadReport(f"{where}: {'.'.join(walked + [key])} is missing; expected {expected}")
+        value = value[key]
+        walked.append(key)
+    if not is_kind(value, kind):
+        raise BadReport(f"{where}: {path} is {describe(value)}; expected {EXPECTED[kind]}")
+    return value
+
+
+def check_ok_row(row, where):
+    """Everything the charts read from an ok row, so that drawing cannot fail on it."""
+    config_id = at(row, "config_id", str, where)
+    if not CONFIG_ID.match(config_id):
+        raise BadReport(f"{where}: config_id {json.dumps(config_id)} is not a gpubench config id "
+                        "(expected lowercase workload/device/precision..., e.g. mlp/cpu/fp32)")
+    where = f"{where} ({config_id})"
+    at(row, "throughput.samples_per_s.median", float, where)
+    at(row, "throughput.tflops_per_s.median", float, where, optional=True)
+    for key in ("utilization.mfu_vs_vendor", "utilization.mfu_vs_measured",
+                "memory.cuda_peak_allocated_bytes", "memory.host_peak_rss_bytes"):
+        at(row, key, float, where, optional=True)
+    at(row, "phases", dict, where)
+    for phases in ("phases", "device_phases"):
+        for phase in PHASES:
+            at(row, f"{phases}.{phase}.share", float, where, optional=True)
+    samples = at(row, "samples.step_ms", list, where)
+    if not samples:
+        raise BadReport(f"{where}: samples.step_ms is empty; expected the step times of the run")
+    for i, sample in enumerate(samples):
+        if not is_kind(sample, float):
+            raise BadReport(f"{where}: samples.step_ms[{i}] is {describe(sample)}; expected a number >= 0")
+    at(row, "step_ms.median", float, where)
+
+
+def check_report(report, path):
+    where = f"'{path}'"
+    if not isinstance(report, dict):
+        raise BadReport(f"{where} is {describe(report)}; expected a gpubench report (a JSON object)")
+    version = report.get("schema_version")
+    if isinstance(version, bool) or version != 1:  # True == 1 in Python
+        raise BadReport(f"{where} has schema_version {describe(version)}, expected 1")
+    at(report, "tool", dict, where)
+    at(report, "tool.git_commit", str, where, optional=True)
+    for i, row in enumerate(at(report, "results", list, where)):
+        row_where = f"{where} results[{i}]"
+        if not isinstance(row, dict):
+            raise BadReport(f"{row_where} is {describe(row)}; expected an object")
+        if at(row, "status", str, row_where) == "ok":
+            check_ok_row(row, row_where)
 
 
 def load(path):
@@ -22,9 +119,13 @@ def load(path):
         with open(path) as f:
             report = json.load(f)
     except (OSError, ValueError) as error:
-        sys.exit(f"plot_report: cannot read report '{path}': {error}")
-    if report.get("schema_version") != 1:
-        sys.exit(f"plot_report: '{path}' has schema_version {report.get('schema_version')!r}, expected 1")
+        fail(f"cannot read report '{path}': {error}")
+    except RecursionError:  # json's parser recurses once per [ or {
+        fail(f"cannot read report '{path}': its JSON nests too deep to be a gpubench report")
+    try:
+        check_report(report, path)
+    except BadReport as error:
+        fail(str(error))
     return report
 
 
@@ -33,30 +134,35 @@ def ok_rows(report):
 
 
 def label(report, path):
-    return f"{os.path.basename(path)} ({report['tool'].get('git_commit', '?')})"
+    # A file name is not TeX: '$' escaped, or matplotlib reads "$...$" as math (and may fail
+    # on it). Config ids cannot hold one (CONFIG_ID); the log axes' own labels are math.
+    text = f"{os.path.basename(path)} ({report['tool'].get('git_commit', '?')})"
+    return text.replace("$", r"\$")
 
 
 def bar_chart(reports, paths, value, ylabel, title, out, log_scale=False):
-    ids = []
-    for report in reports:
-        ids += [r["config_id"] for r in ok_rows(report) if r["config_id"] not in ids]
+    ids = config_ids(reports)
     fig, ax = plt.subplots(figsize=(max(6, 0.6 * len(ids) * len(reports)), 4.5))
     width = 0.8 / len(reports)
+    positive = False
     for k, (report, path) in enumerate(zip(reports, paths)):
         rows = {r["config_id"]: r for r in ok_rows(report)}
         xs = [i + k * width for i, cid in enumerate(ids) if cid in rows]
-        ax.bar(xs, [value(rows[cid]) for cid in ids if cid in rows], width, label=label(report, path))
+        heights = [value(rows[cid]) for cid in ids if cid in rows]
+        positive = positive or any(h > 0 for h in heights)
+        ax.bar(xs, heights, width, label=label(report, path))
     ax.set_xticks([i + width * (len(reports) - 1) / 2 for i in range(len(ids))])
     ax.set_xticklabels(ids, rotation=35, ha="right", fontsize=8)
     ax.set_ylabel(ylabel)
     ax.set_title(title)
-    if log_scale:  # workloads differ by orders of magnitude
+    # Workloads differ by orders of magnitude; all zero (reports from before model FLOPs) has
+    # no log scale.
+    if log_scale and positive:
         ax.set_yscale("log")
     if len(reports) > 1:
         ax.legend(fontsize=8)
     fig.tight_layout()
-    fig.savefig(out, dpi=110)
-    plt.close(fig)
+    save(fig, out)
 
 
 def throughput(row):
@@ -94,8 +200,7 @@ def phase_chart(report, out):
     ax.set_title("Where each step's time goes")
     ax.legend(fontsize=8, loc="upper right")
     fig.tight_layout()
-    fig.savefig(out, dpi=110)
-    plt.close(fig)
+    save(fig, out)
 
 
 def step_distribution(report, out):
@@ -112,21 +217,48 @@ def step_distribution(report, out):
     ax.set_title("Step-time distribution (noise per config)")
     plt.setp(ax.get_xticklabels(), rotation=35, ha="right", fontsize=8)
     fig.tight_layout()
-    fig.savefig(out, dpi=110)
-    plt.close(fig)
+    save(fig, out)
+
+
+class Parser(argparse.ArgumentParser):
+    def error(self, message):  # one line, exit 2, as every other refusal here
+        fail(f"{message} (usage: scripts/plot_report.py REPORT.json [OTHER.json] --out DIR)")
+
+
+def config_ids(reports):
+    ids = []
+    for report in reports:
+        ids += [r["config_id"] for r in ok_rows(report) if r["config_id"] not in ids]
+    return ids
+
+
+def save(fig, out):
+    try:
+        fig.savefig(out, dpi=110)
+    except OSError as error:
+        fail(f"cannot write '{out}': {error.strerror or error}")
+    finally:
+        plt.close(fig)
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = Parser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("reports", nargs="+", help="one or two gpubench JSON reports")
     parser.add_argument("--out", default="plots", help="output folder (default: plots)")
     args = parser.parse_args()
     if len(args.reports) > 2:
-        sys.exit("plot_report: give one or two reports")
+        fail(f"give one or two reports, not {len(args.reports)}")
     reports = [load(p) for p in args.reports]
-    if not any(ok_rows(r) for r in reports):
-        sys.exit("plot_report: no config with status ok to plot")
-    os.makedirs(args.out, exist_ok=True)
+    count = len(config_ids(reports))
+    if count == 0:
+        fail("no config with status ok to plot")
+    if count > MAX_CONFIGS:
+        fail(f"{count} configs with status ok, more than the {MAX_CONFIGS} a chart can label; "
+             "plot a report of fewer configs")
+    try:
+        os.makedirs(args.out, exist_ok=True)
+    except OSError as error:
+        fail(f"cannot create the output folder '{args.out}': {error.strerror or error}")
     bar_chart(reports, args.reports, throughput, "samples/s (median)", "Throughput by config",
               os.path.join(args.out, "throughput.png"), log_scale=True)
     bar_chart(reports, args.reports, model_tflops, "model TFLOP/s (median)", "Achieved model FLOP/s by config",
@@ -138,8 +270,13 @@ def main():
                   os.path.join(args.out, "mfu.png"))
     bar_chart(reports, args.reports, peak_memory_mib, "MiB", "Peak memory (GPU allocator if measured, else host RSS)",
               os.path.join(args.out, "peak_memory.png"))
-    phase_chart(reports[-1], os.path.join(args.out, "phases.png"))
-    step_distribution(reports[-1], os.path.join(args.out, "step_times.png"))
+    # Of the last (newer) report only; not the older one's in its place, which would mislead.
+    if ok_rows(reports[-1]):
+        phase_chart(reports[-1], os.path.join(args.out, "phases.png"))
+        step_distribution(reports[-1], os.path.join(args.out, "step_times.png"))
+    else:
+        print(f"plot_report: '{args.reports[-1]}' has no config with status ok: no phases.png, step_times.png",
+              file=sys.stderr)
     print(f"plots written to {args.out}/")
 
 

@@ -2,6 +2,10 @@
 
 #include <gtest/gtest.h>
 
+#include <string>
+#include <utility>
+#include <vector>
+
 namespace gpubench {
 namespace {
 
@@ -20,6 +24,22 @@ TEST(VendorPeaks, KnownGpusByTheNameCudaReportsDensePeaksWithTheirSource) {
   EXPECT_DOUBLE_EQ(vendor_peak("NVIDIA H200", "fp8")->tflops, 1979) << "twice bf16's";
   EXPECT_DOUBLE_EQ(vendor_peak("NVIDIA H100 PCIe", "fp8")->tflops, 1513);
   EXPECT_DOUBLE_EQ(vendor_peak("NVIDIA L4", "fp8")->tflops, 242.5);
+}
+
+// The name the lent H100 reports (nvidia-smi and CUDA alike) carries no "SXM": it must reach
+// the SXM row through the H100* family, not the PCIe or NVL variants with their lower peaks.
+TEST(VendorPeaks, TheLentH100sNameSelectsTheSxmRow) {
+  const std::string lent = "NVIDIA H100 80GB HBM3";
+  const std::vector<std::pair<std::string, double>> sxm = {
+      {"fp32", 67}, {"tf32", 494.5}, {"fp16", 989.5}, {"bf16", 989.5}, {"fp8", 1979}};
+  for (const auto& [precision, tflops] : sxm) {
+    const auto peak = vendor_peak(lent, precision);
+    ASSERT_TRUE(peak.has_value()) << precision;
+    EXPECT_DOUBLE_EQ(peak->tflops, tflops) << precision;
+    EXPECT_NE(peak->source.find("H100 SXM datasheet"), std::string::npos) << precision << ": " << peak->source;
+  }
+  EXPECT_NE(vendor_peak("NVIDIA H100 PCIe", "bf16")->source.find("PCIe"), std::string::npos);
+  EXPECT_NE(vendor_peak("NVIDIA H100 NVL", "bf16")->source.find("NVL"), std::string::npos);
 }
 
 TEST(VendorPeaks, UnknownGpusAndPrecisionsHaveNone) {
