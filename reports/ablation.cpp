@@ -8,6 +8,7 @@
 #include "config/config.h"
 #include "config/stack_parts.h"
 #include "reports/comparisons.h"
+#include "reports/fit_table.h"
 #include "reports/report_rows.h"
 #include "stats/ratio_interval.h"
 
@@ -41,9 +42,12 @@ void append_if(nlohmann::json& out, nlohmann::json entry) {
 }
 
 // The recipe's rows: one comparison for the whole stack, two per part (alone, in the stack).
+// None when the recipe's own row did not run (a list of ids that shares rows with a recipe
+// but leaves the recipe out is no ablation of it).
 void single_recipe(const nlohmann::json& recipe, const nlohmann::json& results, nlohmann::json& out) {
   const std::string recipe_id = recipe.value("config_id", "");
   const std::string plain_id = recipe.value("baseline", "");
+  if (find_ok(results, recipe_id) == nullptr) return;
   Config stack, plain;
   try {
     stack = Config::parse(recipe_id);
@@ -104,13 +108,13 @@ nlohmann::json compute_ablations(const nlohmann::json& matrix, const nlohmann::j
   return out;
 }
 
-std::string format_ablation_blocks(const nlohmann::json& report) {
+std::string format_ablation_blocks(const nlohmann::json& report, std::size_t columns) {
   const auto comparisons = report.value("comparisons", nlohmann::json::array());
-  const auto cell = [](const nlohmann::json& c) {
+  const auto cell = [](const nlohmann::json& c, bool with_memory) {
     if (c.is_null()) return std::string("-");
     const auto ci = c.value("speedup_ci95", nlohmann::json::array({0.0, 0.0}));
-    return fmt::format("{:.2f}x [{:.2f}-{:.2f}] mem {:.2f}x", c.value("speedup", 0.0), ci[0].get<double>(),
-                       ci[1].get<double>(), c.value("memory_ratio", 0.0));
+    return fmt::format("{:.2f}x [{:.2f}-{:.2f}]", c.value("speedup", 0.0), ci[0].get<double>(), ci[1].get<double>()) +
+           (with_memory ? fmt::format(" mem {:.2f}x", c.value("memory_ratio", 0.0)) : "");
   };
   std::vector<std::string> recipes;  // in report order
   for (const auto& c : comparisons)
@@ -120,7 +124,9 @@ std::string format_ablation_blocks(const nlohmann::json& report) {
   for (const auto& recipe : recipes) {
     nlohmann::json whole;
     std::vector<std::string> parts;
-    std::vector<std::vector<std::string>> rows = {{"part", "alone (plain + part)", "in the stack (recipe vs recipe - part)"}};
+    std::vector<FitColumn> table = {{"part", {}, "", {}},
+                                    {"alone (plain + part)", {}, "alone", {}},
+                                    {"in the stack (recipe vs recipe - part)", {}, "in the stack", {}}};
     for (const auto& c : comparisons) {
       if (c.value("kind", "") != "ablation" || c.value("recipe", "") != recipe) continue;
       if (c.value("position", "") == "recipe") whole = c;
@@ -134,17 +140,25 @@ std::string format_ablation_blocks(const nlohmann::json& report) {
       // A graph replays fused Adam: the recipe without it is the recipe itself.
       const bool inseparable = in_stack.is_null() && part == "adam-fused" && recipe.size() > 6 &&
                                recipe.compare(recipe.size() - 6, 6, "/graph") == 0;
-      rows.push_back({part, cell(alone), inseparable ? "part of graph (it replays fused Adam)" : cell(in_stack)});
+      table[0].cells.push_back(part);
+      for (const bool with_memory : {true, false}) {
+        auto& alone_cells = with_memory ? table[1].cells : table[1].short_cells;
+        auto& stack_cells = with_memory ? table[2].cells : table[2].short_cells;
+        alone_cells.push_back(cell(alone, with_memory));
+        stack_cells.push_back(inseparable ? "part of graph (it replays fused Adam)" : cell(in_stack, with_memory));
+      }
     }
     const std::string where = whole.is_null() ? recipe : whole.value("workload", "") + " on " + whole.value("device", "");
     text += fmt::format("\nwhat each part of the recipe buys: {}\n", where);
     text += whole.is_null() ? fmt::format("recipe {} (its plain row did not run)\n", recipe)
-                            : fmt::format("recipe {}: {} vs {}\n", recipe, cell(whole), whole.value("baseline", ""));
-    text += align_columns(rows);
+                            : wrap_text(fmt::format("recipe {}: {} vs {}", recipe, cell(whole, true), whole.value("baseline", "")), columns);
+    using A = FitStep::Action;
+    text += fit_table(table, {{2, A::Shorten}, {1, A::Shorten}}, columns);
     for (const auto& c : comparisons)
       if (c.value("kind", "") == "scaling_efficiency" && c.value("recipe", "") == recipe)
-        text += fmt::format("{}: {:.2f}x the recipe on {} ranks, scaling efficiency {:.0f}%\n", c.value("candidate", ""),
-                            c.value("speedup", 0.0), c.value("ranks", 1), c.value("efficiency", 0.0) * 100);
+        text += wrap_text(fmt::format("{}: {:.2f}x the recipe on {} ranks, scaling efficiency {:.0f}%", c.value("candidate", ""),
+                                      c.value("speedup", 0.0), c.value("ranks", 1), c.value("efficiency", 0.0) * 100),
+                          columns);
   }
   return text;
 }

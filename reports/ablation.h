@@ -8,6 +8,7 @@
 // against the single-process recipe one of kind "scaling_efficiency" (its speedup over
 // the rank count). Each carries speedup_ci95: the speedup's interval from the two rows'
 // median intervals (stopping.median_ci95_relative), so a reader sees the noise.
+#include <cstddef>
 #include <string>
 
 #include <nlohmann/json.hpp>
@@ -25,7 +26,8 @@ nlohmann::json speedup_interval(const nlohmann::json& base, const nlohmann::json
 //     part            alone                         in the stack
 //     adam-fused      1.02x [0.98-1.06] mem 1.00x   1.01x [0.96-1.06] mem 1.00x
 //   ...
-// Empty when the report has no ablation comparisons.
-std::string format_ablation_blocks(const nlohmann::json& report);
+// Empty when the report has no ablation comparisons. Fitted to `columns` (fit_table.h): the
+// memory ratios go first, then the long headers shorten.
+std::string format_ablation_blocks(const nlohmann::json& report, std::size_t columns = static_cast<std::size_t>(-1));
 
 }  // namespace gpubench

@@ -25,10 +25,10 @@ std::string format_rate(double samples_per_s) {
   return fmt::format("{:.2f}", samples_per_s);
 }
 
-std::string format_report(const nlohmann::json& report, const std::string& format) {
+std::string format_report(const nlohmann::json& report, const std::string& format, std::size_t columns) {
   if (format == "json") return json_text(report, 2) + "\n";
   // Reasons quote OS and library messages, paths and environment values: shown escaped.
-  if (format == "table") return printable(format_report_table(report));
+  if (format == "table") return printable(format_report_table(report, columns));
   if (format == "markdown") return printable(format_report_markdown(report));
   throw UsageError("--format '" + format + "' is unknown: expected table, json or markdown");
 }

@@ -33,6 +33,15 @@ std::string utilization_text(const nlohmann::json& row) {
   return text;
 }
 
+// The measured-peak MFU where there is one (the ceiling of this machine), else the datasheet's.
+std::string short_utilization_text(const nlohmann::json& row) {
+  if (!row.contains("utilization")) return "-";
+  const auto& u = row["utilization"];
+  if (u.contains("mfu_vs_measured")) return fmt::format("{:.1f}% MFU", u["mfu_vs_measured"].get<double>() * 100);
+  if (u.contains("mfu_vs_vendor")) return fmt::format("{:.1f}% MFU", u["mfu_vs_vendor"].get<double>() * 100);
+  return fmt::format("{:.3g} TF/s", u.value("tflops_per_s", 0.0));
+}
+
 }  // namespace
 
 RowCells row_cells(const nlohmann::json& row, const nlohmann::json& comparisons) {
@@ -41,16 +50,19 @@ RowCells row_cells(const nlohmann::json& row, const nlohmann::json& comparisons)
   cells.workload = row.contains("config") ? row["config"].value("workload", "") : "";
   cells.status = row.value("status", "?");
   cells.note = row.value("reason", "");
+  if (!cells.note.empty()) cells.notes = {cells.note};
   if (!row.contains("throughput")) {
     cells.samples_per_s = cells.step_ms = cells.utilization = cells.phases = cells.loss = cells.peak_memory = cells.speedup =
-        "-";
+        cells.short_samples_per_s = cells.short_utilization = "-";
     return cells;
   }
   const auto& rate = row["throughput"]["samples_per_s"];
   cells.samples_per_s = fmt::format("{} [{}-{}]", format_rate(rate.value("median", 0.0)),
                                     format_rate(rate.value("p10", 0.0)), format_rate(rate.value("p90", 0.0)));
+  cells.short_samples_per_s = format_rate(rate.value("median", 0.0));
   cells.step_ms = fmt::format("{:.2f}", row["step_ms"].value("median", 0.0));
   cells.utilization = utilization_text(row);
+  cells.short_utilization = short_utilization_text(row);
   cells.phases = phase_shares(step_phases(row));
   if (row.contains("loss"))
     cells.loss = fmt::format("{:.3f} -> {:.3f}", row["loss"].value("first", 0.0), row["loss"].value("last", 0.0));
@@ -60,7 +72,11 @@ RowCells row_cells(const nlohmann::json& row, const nlohmann::json& comparisons)
                           : format_bytes(memory.value("host_peak_rss_bytes", 0.0)) + " (rss)";
   if (row.contains("verdict")) {
     cells.note = row["verdict"].value("text", "");
-    for (const auto& warning : row.value("warnings", nlohmann::json::array())) cells.note += "; warning: " + warning.get<std::string>();
+    cells.notes = {cells.note};
+    for (const auto& warning : row.value("warnings", nlohmann::json::array())) {
+      cells.note += "; warning: " + warning.get<std::string>();
+      cells.notes.push_back("warning: " + warning.get<std::string>());
+    }
   }
   cells.speedup = "-";
   for (const auto& comparison : comparisons)
@@ -69,29 +85,6 @@ RowCells row_cells(const nlohmann::json& row, const nlohmann::json& comparisons)
       break;
     }
   return cells;
-}
-
-std::string align_columns(const std::vector<std::vector<std::string>>& rows) {
-  std::vector<std::size_t> widths;
-  for (const auto& row : rows)
-    for (std::size_t c = 0; c < row.size(); ++c) {
-      if (widths.size() <= c) widths.push_back(0);
-      widths[c] = std::max(widths[c], row[c].size());
-    }
-  std::string text;
-  for (std::size_t r = 0; r < rows.size(); ++r) {
-    std::string line;
-    for (std::size_t c = 0; c < rows[r].size(); ++c)
-      line += (c ? "  " : "") + rows[r][c] + std::string(widths[c] - rows[r][c].size(), ' ');
-    line.erase(line.find_last_not_of(' ') + 1);
-    text += line + "\n";
-    if (r == 0) {
-      std::size_t total = 0;
-      for (std::size_t w : widths) total += w + 2;
-      text += std::string(total - 2, '-') + "\n";
-    }
-  }
-  return text;
 }
 
 }  // namespace gpubench

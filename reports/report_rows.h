@@ -18,11 +18,12 @@ struct RowCells {
   std::string peak_memory;     // device peak where measured, else host RSS
   std::string speedup;         // vs the comparison baseline this row is a candidate of
   std::string note;            // reason for skipped/failed rows, warnings otherwise
+  // Short forms for a narrow terminal, and the note as lines (verdict, then each warning).
+  std::string short_samples_per_s;  // the median alone
+  std::string short_utilization;    // "78.1% MFU", or "0.137 TF/s" without a peak
+  std::vector<std::string> notes;
 };
 
 RowCells row_cells(const nlohmann::json& row, const nlohmann::json& comparisons);
-
-// Column-aligned text with a header row and a rule under it.
-std::string align_columns(const std::vector<std::vector<std::string>>& rows);
 
 }  // namespace gpubench

@@ -70,6 +70,16 @@ void apply_utilization(nlohmann::json& results, const nlohmann::json& env, const
     if (row.value("status", "") != "ok" || !row.contains("throughput") || !row["throughput"].contains("tflops_per_s") ||
         !row.contains("config"))
       continue;
+    // A model without a FLOP count (a TorchScript module nobody counted) has no MFU: a 0%
+    // would read as a measurement.
+    if (row.value("flops", nlohmann::json::object()).value("training_per_sample", 1.0) <= 0) {
+      row["utilization"] = {{"tflops_per_s", 0.0},
+                            {"peak_precision", peak_precision(row["config"].value("precision", "fp32"))},
+                            {"devices", peak_devices(row)},
+                            {"notes", {"no FLOP count for this model (" +
+                                       row["flops"].value("convention", std::string("unknown")) + "): no MFU"}}};
+      continue;
+    }
     row["utilization"] = utilization_of(row, env, ceilings);
   }
 }

@@ -15,14 +15,16 @@
 #       drift through the job hits both alike, then `gpubench compare --paired`: run i of
 #       each side ran back to back and is compared as a pair. No baseline file, no
 #       day-to-day drift; what it can resolve depends on the runner's run-to-run noise and
-#       N (README, "Comparing runs in CI", has the figures measured on a 2-core VM).
+#       N (docs/ci.md has the figures measured on a 2-core VM).
 #
 # Paths are taken relative to the directory it is called from; a BASELINE inside OUT_DIR
 # (default ./perf-check) is refused (exit 2). Env: GPUBENCH_CI_MATRIX
 # (default: the three CPU fp32 configs), GPUBENCH_CI_ARGS (more matrix flags for every run,
 # split on whitespace, e.g. "--threads 1": on a 2-vCPU shared VM one thread cut mlp's
 # run-to-run spread from 11% to 3.3%), GPUBENCH (this build's binary, default the repo's
-# build/gpubench). The summary is appended to $GITHUB_STEP_SUMMARY when set.
+# build/gpubench). The summary is appended to $GITHUB_STEP_SUMMARY when set; OUT_DIR also
+# gets junit.xml (a test case per config, for the CI server's test view) and compare.html
+# (the comparison drawn, `gpubench report`): upload them as the job's artifacts.
 set -uo pipefail
 usage="usage: scripts/ci-perf-check.sh BASELINE [--runs N] [OUT_DIR] [-- compare flags]
        scripts/ci-perf-check.sh --base-bin BASE_GPUBENCH [--runs N] [OUT_DIR] [-- compare flags]"
@@ -138,9 +140,23 @@ else
     echo "ci-perf-check: pair $i of $runs done" >&2
   done
 fi
+rm -f "$out_dir/junit.xml" "$out_dir/compare.html"
 "$gpubench" compare "$compare_base" "$compare_new" ${paired[@]+"${paired[@]}"} --format markdown \
-  ${compare_flags[@]+"${compare_flags[@]}"} > "$out_dir/summary.md"
+  --junit "$out_dir/junit.xml" ${compare_flags[@]+"${compare_flags[@]}"} > "$out_dir/summary.md"
 status=$?
 cat "$out_dir/summary.md"
+# The same decision drawn (compare.html), with the compare flags the page takes too. A build
+# without Chart.js cannot draw it: said, and the verdict stands.
+page_flags=()
+for ((i = 0; i < ${#compare_flags[@]}; i++)); do
+  case ${compare_flags[i]} in
+    --threshold | --alpha | --metric) page_flags+=("${compare_flags[i]}" "${compare_flags[i + 1]:-}"); i=$((i + 1)) ;;
+    --threshold=* | --alpha=* | --metric=*) page_flags+=("${compare_flags[i]}") ;;
+  esac
+done
+if ((status <= 1)); then
+  "$gpubench" report "$compare_base" "$compare_new" ${paired[@]+"${paired[@]}"} --html "$out_dir/compare.html" \
+    ${page_flags[@]+"${page_flags[@]}"} >&2 || echo "ci-perf-check: no compare.html (see above); the verdict stands" >&2
+fi
 [[ -n ${GITHUB_STEP_SUMMARY:-} ]] && cat "$out_dir/summary.md" >> "$GITHUB_STEP_SUMMARY"
 exit $status

@@ -77,8 +77,8 @@ pack_extras() { tar -czf "$OUT/extras.tar.gz" -C "$extras" . 2>/dev/null; }
 say() { echo "== [$(($(date +%s) - start)) s] $*" | tee -a "$log"; }
 
 # The plan's stages in value order and each one's cap in seconds; the caps sum to the budget.
-order=(facts ceilings techniques stacks python gpu-rest gpu-tests overhead overhead-sync hta)
-declare -A cap=([facts]=20 [ceilings]=40 [techniques]=185 [stacks]=70 [python]=135 [gpu-rest]=20 [gpu-tests]=55
+order=(facts ceilings techniques stacks python scripted gpu-rest gpu-tests overhead overhead-sync hta)
+declare -A cap=([facts]=20 [ceilings]=40 [techniques]=165 [stacks]=70 [python]=135 [scripted]=20 [gpu-rest]=20 [gpu-tests]=55
   [overhead]=20 [overhead-sync]=14 [hta]=11)
 
 # reserved_after NAME: the caps of the planned stages after NAME; -1 for a stage outside the
@@ -208,6 +208,10 @@ mapfile -t gpu_all < <("$gpubench" --list --matrix gpu 2>/dev/null | awk '{print
 rest=()
 for id in "${gpu_all[@]}"; do [[ $id == resnet50/* || $id == gpt2/* ]] && rest+=("$id"); done
 for id in "${gpu_all[@]}"; do [[ $id == resnet50/* || $id == gpt2/* ]] || rest+=("$id"); done
+# The built-in llama (Llama-3.2-1B's shape, issue 38) joins the stacks after the two
+# deepest (the DDP recipes): its recipe, its FP8 recipe and its bf16 ckpt row.
+llama_ids=(llama/cuda/amp-bf16/pinned/graph llama/cuda/fp8/pinned/graph llama/cuda/amp-bf16/pinned/ckpt)
+((${#stacks_ids[@]})) && stacks_ids=("${stacks_ids[@]:0:2}" "${llama_ids[@]}" "${stacks_ids[@]:2}")
 rest_ids=()
 for id in "${rest[@]}"; do [[ " ${techniques[*]} ${stacks_ids[*]} " == *" $id "* ]] || rest_ids+=("$id"); done
 # Plain PyTorch on this GPU, each row at gpubench's CUDA batch (resnet50 256, gpt2 16 x 1024
@@ -230,6 +234,7 @@ plan=$(printf '%s\t%s\t%s\n' \
   techniques "${cap[techniques]}" "${#techniques[@]} configs, at most ${technique_s} s each: ${techniques[*]}" \
   stacks "${cap[stacks]}" "$stacks_plan" \
   python "${cap[python]}" "scripts/reference_loop.py --device cuda, rows (ARGS|cap s, 0 = the rest): $(printf '[%s] ' "${python_rows[@]}")" \
+  scripted "${cap[scripted]}" "a TorchScript resnet18 exported here (torch.jit.script): r18/cuda/amp-bf16/pinned and its graph row" \
   gpu-rest "${cap[gpu-rest]}" "${#rest_ids[@]} configs in this order, ${rest_s} s each, as many as fit: ${rest_ids[*]}" \
   gpu-tests "${cap[gpu-tests]}" "${tests[*]##*/}" \
   overhead "${cap[overhead]}" "mlp, cnn: bare vs timers+events+NVTX vs CUPTI steps (the default mode)" \
@@ -262,7 +267,7 @@ elif ((${#stacks_ids[@]} == 0)); then
   stage stacks "${cap[stacks]}" bash -c 'echo "stacks: --matrix ablation lists no CUDA config for resnet50, gpt2" >&2; exit 1'
 else
   matrix stacks "${cap[stacks]}" "$stacks_s" "$OUT/report-stacks.json" "$(join "${stacks_ids[@]}")" \
-    --workload resnet50,gpt2 --preset quick
+    --workload resnet50,gpt2,llama --preset quick
 fi
 
 # python_reference PYTHON JSONL "ARGS|CAP_S"...: each row of reference_loop.py on cuda under
@@ -293,6 +298,20 @@ python_reference() {
 }
 export -f python_reference
 stage python "${cap[python]}" bash -c 'python_reference "$@"' _ "$python" "$OUT/python-reference.jsonl" "${python_rows[@]}"
+# A user's model as code (issue 39): a scripted resnet18 exported with this machine's torch,
+# its amp-bf16 row and the same step captured in a CUDA Graph; into the extras.
+# shellcheck disable=SC2317  # called through bash -c (export -f)
+scripted_model() {
+  local python=$1 gpubench=$2 json=$3 archive
+  archive=$(mktemp --suffix=.pt)
+  PYTHONWARNINGS=ignore "$python" -c 'import sys, torch, torchvision
+torch.manual_seed(0); torch.jit.script(torchvision.models.resnet18()).save(sys.argv[1])' "$archive" || return 1
+  "$gpubench" --model r18="$archive" --input r18=3x224x224 --classes r18=1000 --matrix r18/cuda/amp-bf16/pinned,r18/cuda/amp-bf16/pinned/graph \
+    --preset quick --config-timeout 12 --out "$json" --format markdown
+}
+export -f scripted_model
+stage scripted "${cap[scripted]}" bash -c 'scripted_model "$@"' _ "$python" "$gpubench" "$extras/report-scripted.json"
+pack_extras
 ((${#rest_ids[@]})) && matrix gpu-rest "${cap[gpu-rest]}" "$rest_s" "$OUT/report-gpu.json" "$(join "${rest_ids[@]}")" --preset quick
 gpu_tests() {
   local t rc=0

@@ -6,7 +6,7 @@
 # cannot go stale silently: regenerate it, or say what it is.
 #
 #   scripts/regenerate-examples.sh SECTION...   (sections below; `all` = every one)
-#     quick             cpu-quick.{json,md} and plots/ (README, "Comparing runs in CI")   ~1 min
+#     quick             cpu-quick.{json,md} and plots/ (docs/ci.md)   ~1 min
 #     utilization       utilization-cpu/: matmul ceilings, then --matrix all against them ~4 min
 #     overhead          overhead-cpu/: the six --overhead runs of the README's table       ~25 min
 #     perf-check        perf-check/: the six same-job A/A and A/B runs of its README       ~30 min

@@ -5,5 +5,5 @@ cd "$(dirname "$0")/.."
 scripts/setup.sh
 scripts/build.sh
 ctest --test-dir build --output-on-failure -j2 --timeout 900
-# The newest torch on PyPI builds and runs too (README, "Building").
+# The newest torch on PyPI builds and runs too (docs/builds.md).
 scripts/test-newest-torch.sh

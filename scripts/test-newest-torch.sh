@@ -34,3 +34,16 @@ version = report["env"]["torch_version"]
 print(f"test-newest-torch: torch {version}: {rows}")
 sys.exit(not (version.split("+")[0] == pin and rows == {"mlp/cpu/fp32": "ok", "mlp/cpu/fp32/ddp-2": "ok"}))
 PY
+
+# A TorchScript model exported by the pinned torch (2.11) loads and trains in the build
+# against the newest (issue 39): the archive format a user's model crosses versions in.
+archive=$build_dir/scripted-2.11-resnet18.pt
+PYTHONWARNINGS=ignore .venv/bin/python - "$archive" <<'PY' || die "could not export a scripted resnet18 with the pinned torch"
+import sys, torch, torchvision
+torch.manual_seed(0)
+torch.jit.script(torchvision.models.resnet18()).save(sys.argv[1])
+print(f"test-newest-torch: exported {sys.argv[1]} with torch {torch.__version__}")
+PY
+"$build_dir/gpubench" --model r18="$archive" --input r18=3x64x64 --classes r18=1000 --matrix r18/cpu/fp32 --steps 2 \
+  --warmup 1 --batch-size 4 --strict --format table --out "$build_dir/newest-torch-scripted.json" ||
+  die "torch $torch_pin could not train the TorchScript archive torch 2.11 exported (exit $?)"

@@ -4,6 +4,7 @@
 
 #include "config/errors.h"
 #include "workloads/activation_checkpoint.h"
+#include "workloads/decoder_lm.h"
 #include "workloads/data/synthetic_tokens.h"
 #include "workloads/data/token_windows.h"
 #include "workloads/fp8_linear.h"
@@ -11,8 +12,8 @@
 namespace gpubench {
 
 std::int64_t Gpt2Shape::parameters() const {
-  const std::int64_t c = embd;
-  const std::int64_t block = 2 * c + (c * 3 * c + 3 * c) + (c * c + c) + 2 * c + (c * 4 * c + 4 * c) + (4 * c * c + c);
+  const std::int64_t c = embd, f = mlp_width();
+  const std::int64_t block = 2 * c + (c * 3 * c + 3 * c) + (c * c + c) + 2 * c + (c * f + f) + (f * c + c);
   return vocab * c + context * c + layers * block + 2 * c;
 }
 
@@ -31,16 +32,17 @@ torch::Tensor Gpt2AttentionImpl::forward(const torch::Tensor& x) {
 }
 
 void Gpt2MlpImpl::reset() {
-  c_fc = register_module("c_fc", torch::nn::Linear(shape.embd, 4 * shape.embd));
-  c_proj = register_module("c_proj", torch::nn::Linear(4 * shape.embd, shape.embd));
+  c_fc = register_module("c_fc", torch::nn::Linear(shape.embd, shape.mlp_width()));
+  c_proj = register_module("c_proj", torch::nn::Linear(shape.mlp_width(), shape.embd));
 }
 
 torch::Tensor Gpt2MlpImpl::forward(const torch::Tensor& x) {
-  return apply_linear(c_proj, torch::gelu(apply_linear(c_fc, x, fp8)), fp8);
+  const auto hidden = apply_linear(c_fc, x, fp8);
+  return apply_linear(c_proj, shape.tanh_gelu ? torch::gelu(hidden, "tanh") : torch::gelu(hidden), fp8);
 }
 
 void Gpt2BlockImpl::reset() {
-  const auto norm = torch::nn::LayerNormOptions({shape.embd}).eps(1e-5);
+  const auto norm = torch::nn::LayerNormOptions({shape.embd}).eps(shape.layer_norm_eps);
   ln_1 = register_module("ln_1", torch::nn::LayerNorm(norm));
   attn = register_module("attn", Gpt2Attention(shape));
   ln_2 = register_module("ln_2", torch::nn::LayerNorm(norm));
@@ -57,7 +59,7 @@ void Gpt2TrunkImpl::reset() {
   wpe = register_module("wpe", torch::nn::Embedding(shape.context, shape.embd));
   h = register_module("h", torch::nn::ModuleList());
   for (std::int64_t i = 0; i < shape.layers; ++i) h->push_back(Gpt2Block(shape));
-  ln_f = register_module("ln_f", torch::nn::LayerNorm(torch::nn::LayerNormOptions({shape.embd}).eps(1e-5)));
+  ln_f = register_module("ln_f", torch::nn::LayerNorm(torch::nn::LayerNormOptions({shape.embd}).eps(shape.layer_norm_eps)));
 }
 
 void Gpt2Impl::reset() {
@@ -162,6 +164,11 @@ WorkloadTraits Gpt2Workload::traits() const {
   traits.fp8_linears = true;  // every Linear of the blocks
   traits.real_scale = true;
   return traits;
+}
+
+std::optional<MemoryEstimate> Gpt2Workload::memory_estimate(const Config& config, std::int64_t batch_size) const {
+  const Gpt2Shape s;
+  return decoder_memory_estimate(config, batch_size, {s.parameters(), s.context, s.embd, s.heads, s.layers, s.vocab});
 }
 
 }  // namespace gpubench

@@ -3,11 +3,16 @@
 
 namespace gpubench {
 
-// GPT-2 small as nanoGPT's GPTConfig defaults: 12 layers, 12 heads, n_embd 768, context
-// 1024, vocabulary 50304 (GPT-2's 50257 padded to a multiple of 64), biases, LayerNorm eps
-// 1e-5, dropout 0.
+// The GPT-2 family's shape. The defaults are GPT-2 small as nanoGPT's GPTConfig: 12
+// layers, 12 heads, n_embd 768, context 1024, vocabulary 50304 (GPT-2's 50257 padded to a
+// multiple of 64), biases, LayerNorm eps 1e-5, exact GELU, dropout 0. A HF config.json of
+// any size gives the rest (its activation_function gelu_new: the tanh approximation).
 struct Gpt2Shape {
   std::int64_t vocab = 50304, layers = 12, heads = 12, embd = 768, context = 1024;
+  std::int64_t inner = 0;  // the MLP's width; 0: 4 * embd
+  double layer_norm_eps = 1e-5;
+  bool tanh_gelu = false;  // HF's gelu_new / gelu_pytorch_tanh; false: exact (erf) GELU
+  std::int64_t mlp_width() const { return inner > 0 ? inner : 4 * embd; }
   // Parameters, the tied LM head once and the position embeddings included: 124,475,904.
   std::int64_t parameters() const;
 };
@@ -25,7 +30,7 @@ struct Gpt2AttentionImpl : torch::nn::Cloneable<Gpt2AttentionImpl> {
 };
 TORCH_MODULE(Gpt2Attention);
 
-// c_fc (C -> 4C), exact (erf) GELU, c_proj (4C -> C).
+// c_fc (C -> 4C, or n_inner), GELU (exact, or tanh for HF's gelu_new), c_proj back to C.
 struct Gpt2MlpImpl : torch::nn::Cloneable<Gpt2MlpImpl> {
   explicit Gpt2MlpImpl(Gpt2Shape shape) : shape(shape) { reset(); }
   void reset() override;
@@ -103,6 +108,8 @@ class Gpt2Workload final : public Workload {
   std::string real_data_format() const override;
   bool real_scale() const override { return true; }
   WorkloadTraits traits() const override;
+  std::optional<std::int64_t> declared_parameters() const override { return Gpt2Shape{}.parameters(); }
+  std::optional<MemoryEstimate> memory_estimate(const Config& config, std::int64_t batch_size) const override;
 };
 
 }  // namespace gpubench

@@ -64,8 +64,31 @@ WeightMapping huggingface_gpt2_names() {
   return mapping;
 }
 
-void load_reference_weights(torch::nn::Module& module, const TensorMap& weights, const WeightMapping& mapping) {
+WeightMapping huggingface_gpt2_base_names() {
+  WeightMapping mapping = huggingface_gpt2_names();
+  mapping.reference = "HF transformers GPT2Model (names without transformer.)";
+  const auto with_prefix = mapping.to_reference;
+  mapping.to_reference = [with_prefix](const std::string& ours) {
+    WeightMapping::Name name = with_prefix(ours);
+    if (name.reference_name.rfind("transformer.", 0) == 0) name.reference_name = name.reference_name.substr(12);
+    return name;
+  };
+  mapping.tied = {{"lm_head.weight", "transformer.wte.weight"}};
+  return mapping;
+}
+
+WeightMapping huggingface_llama_names() {
+  WeightMapping mapping;
+  mapping.reference = "HF transformers LlamaForCausalLM";
+  mapping.to_reference = [](const std::string& ours) { return WeightMapping::Name{ours, false}; };
+  mapping.tied = {{"lm_head.weight", "model.embed_tokens.weight"}};
+  return mapping;
+}
+
+std::string load_mapped_weights(torch::nn::Module& module, const std::vector<std::string>& names,
+                                const std::function<torch::Tensor(const std::string&)>& read, const WeightMapping& mapping) {
   torch::NoGradGuard no_grad;
+  const std::set<std::string> available(names.begin(), names.end());
   std::set<std::string> used;
   std::string problems;
   const auto note = [&](const std::string& problem) { problems += (problems.empty() ? "" : "; ") + problem; };
@@ -74,13 +97,12 @@ void load_reference_weights(torch::nn::Module& module, const TensorMap& weights,
   for (const auto& item : module.named_buffers()) ours[item.key()] = item.value();
   for (auto& [name, tensor] : ours) {
     const WeightMapping::Name reference = mapping.to_reference(name);
-    const auto found = weights.find(reference.reference_name);
-    if (found == weights.end()) {
+    if (!available.count(reference.reference_name)) {
       note(name + " has no " + reference.reference_name);
       continue;
     }
     used.insert(reference.reference_name);
-    const torch::Tensor source = mapping.to_ours(reference, found->second);
+    const torch::Tensor source = mapping.to_ours(reference, read(reference.reference_name));
     if (source.sizes() != tensor.sizes()) {
       note(name + " is " + shape_of(tensor) + ", " + reference.reference_name + " gives " + shape_of(source));
       continue;
@@ -88,13 +110,22 @@ void load_reference_weights(torch::nn::Module& module, const TensorMap& weights,
     tensor.copy_(source);
   }
   for (const auto& [reference_name, our_name] : mapping.tied) {
-    const auto found = weights.find(reference_name);
-    if (found == weights.end()) continue;
+    // An untied model owns the name itself (its lm_head.weight): loaded above, not a tie.
+    if (!available.count(reference_name) || !ours.count(our_name) || used.count(reference_name)) continue;
     used.insert(reference_name);
-    if (!torch::equal(found->second, ours.at(our_name))) note(reference_name + " is not tied to " + our_name);
+    if (!torch::equal(read(reference_name).to(ours.at(our_name).dtype()), ours.at(our_name)))
+      note(reference_name + " is not tied to " + our_name);
   }
-  for (const auto& [name, tensor] : weights)
+  for (const auto& name : names)
     if (!used.count(name) && !mapping.ignored(name)) note(name + " has no counterpart in gpubench's model");
+  return problems;
+}
+
+void load_reference_weights(torch::nn::Module& module, const TensorMap& weights, const WeightMapping& mapping) {
+  std::vector<std::string> names;
+  for (const auto& [name, tensor] : weights) names.push_back(name);
+  const std::string problems =
+      load_mapped_weights(module, names, [&](const std::string& name) { return weights.at(name); }, mapping);
   if (!problems.empty()) throw std::runtime_error(mapping.reference + " weights do not map one to one: " + problems);
 }
 

@@ -43,9 +43,22 @@ WeightMapping torchvision_resnet_names();
 // attn.c_proj, mlp.c_fc, mlp.c_proj) transposed, lm_head.weight tied to transformer.wte.weight,
 // attn.bias / attn.masked_bias (mask buffers of older releases) ignored.
 WeightMapping huggingface_gpt2_names();
+// The same for a file saved from GPT2Model (the original OpenAI hub checkpoints): no
+// "transformer." prefix on its names.
+WeightMapping huggingface_gpt2_base_names();
 
 // Copies every parameter and buffer of `module` from `weights` through `mapping`. Throws
 // std::runtime_error listing what is missing, left over, or of another shape.
 void load_reference_weights(torch::nn::Module& module, const TensorMap& weights, const WeightMapping& mapping);
+
+// The same from any source of named tensors (a safetensors file read tensor by tensor):
+// `names` are what the source holds, `read` gives one. Returns what does not map one to
+// one (missing, left over, of another shape), "" when everything did.
+std::string load_mapped_weights(torch::nn::Module& module, const std::vector<std::string>& names,
+                                const std::function<torch::Tensor(const std::string&)>& read, const WeightMapping& mapping);
+
+// HF transformers LlamaForCausalLM (Mistral, Qwen2): names unchanged; a tied model's
+// lm_head.weight, where a file has it, must equal model.embed_tokens.weight.
+WeightMapping huggingface_llama_names();
 
 }  // namespace gpubench

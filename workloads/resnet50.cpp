@@ -113,7 +113,8 @@ std::int64_t ResNet50Impl::forward_macs_per_sample(std::int64_t height, std::int
 
 Dataset ResNet50Workload::make_dataset(const DatasetRequest& request) const {
   if (!request.data_path.empty())
-    return Dataset(open_image_folder(request.data_path, {request.samples, request.seed, kClasses, kImageSize, request.full_check}));
+    return Dataset(open_image_folder(request.data_path, {request.samples, request.seed, kClasses, kImageSize,
+                                                         request.full_check, request.max_image_pixels}));
   return Dataset(make_synthetic_image_reader(request.samples, kImageSize, kSyntheticClasses, request.seed));
 }
 

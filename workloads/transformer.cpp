@@ -3,6 +3,7 @@
 #include <limits>
 
 #include "workloads/activation_checkpoint.h"
+#include "workloads/decoder_lm.h"
 #include "workloads/data/synthetic_tokens.h"
 #include "workloads/model_flops.h"
 
@@ -96,6 +97,17 @@ WorkloadTraits TransformerWorkload::traits() const {
   WorkloadTraits traits;
   traits.segments = true;  // its decoder blocks
   return traits;
+}
+
+std::optional<MemoryEstimate> TransformerWorkload::memory_estimate(const Config& config, std::int64_t batch_size) const {
+  const TransformerShape s;
+  // MultiheadAttention keeps its T x T scores on every device (no fused attention): counted
+  // as the CPU's are, by the decoder estimate on a CPU config.
+  Config as_cpu = config;
+  as_cpu.device = DeviceKind::Cpu;
+  std::int64_t parameters = 0;
+  for (const auto& p : Transformer(s)->parameters()) parameters += p.numel();
+  return decoder_memory_estimate(as_cpu, batch_size, {parameters, s.seq_len, s.d_model, s.heads, s.layers, s.vocab});
 }
 
 }  // namespace gpubench

@@ -61,6 +61,7 @@ class TransformerWorkload final : public Workload {
     return Transformer()->forward_macs_per_sample(TransformerShape{}.seq_len);
   }
   WorkloadTraits traits() const override;
+  std::optional<MemoryEstimate> memory_estimate(const Config& config, std::int64_t batch_size) const override;
 };
 
 }  // namespace gpubench

@@ -4,9 +4,11 @@
 
 #include "config/errors.h"
 #include "workloads/cnn.h"
+#include "workloads/decoder_lm.h"
 #include "workloads/gpt2.h"
 #include "workloads/mlp.h"
 #include "workloads/model_flops.h"
+#include "workloads/model_registry.h"
 #include "workloads/resnet50.h"
 #include "workloads/transformer.h"
 
@@ -18,8 +20,15 @@ torch::Tensor Workload::loss(const torch::Tensor& output, const torch::Tensor& t
 
 std::string Workload::flops_convention() const { return kMatmulFlopsConvention; }
 
+const std::vector<std::string>& builtin_workload_names() {
+  static const std::vector<std::string> names = {"mlp", "cnn", "transformer", "resnet50", "gpt2", "llama"};
+  return names;
+}
+
 const std::vector<std::string>& workload_names() {
-  static const std::vector<std::string> names = {"mlp", "cnn", "transformer", "resnet50", "gpt2"};
+  static std::vector<std::string> names;
+  names = builtin_workload_names();
+  for (const auto& name : registered_model_names()) names.push_back(name);
   return names;
 }
 
@@ -29,7 +38,11 @@ std::unique_ptr<Workload> make_workload(const std::string& name) {
   if (name == "transformer") return std::make_unique<TransformerWorkload>();
   if (name == "resnet50") return std::make_unique<ResNet50Workload>();
   if (name == "gpt2") return std::make_unique<Gpt2Workload>();
-  throw UsageError("workload '" + name + "' is unknown: expected mlp, cnn, transformer, resnet50 or gpt2");
+  if (name == "llama") return make_llama_workload(sequence_override("llama"));
+  if (auto model = make_registered_model(name)) return model;
+  std::string known;
+  for (const auto& each : workload_names()) known += (known.empty() ? "" : ", ") + each;
+  throw UsageError("workload '" + name + "' is unknown: expected " + known + " (or a --model NAME=PATH)");
 }
 
 Model Workload::make_model_with(const ModelTechniques& techniques) const {

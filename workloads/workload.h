@@ -2,6 +2,7 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -11,6 +12,7 @@
 #include "config/config.h"
 #include "config/technique_rules.h"
 #include "workloads/data/dataset.h"
+#include "workloads/memory_estimate.h"
 #include "workloads/model.h"
 
 namespace gpubench {
@@ -23,6 +25,7 @@ struct DatasetRequest {
   // The parent checks real data once before any config runs (every image decoded, every
   // token id range-checked); a config's own process then only re-reads the index.
   bool full_check = true;
+  std::int64_t max_image_pixels = 0;  // --max-image-pixels (ImageFolder trees); 0 = the reader's default
 };
 
 // What can be built into a workload's model rather than around it.
@@ -66,10 +69,20 @@ class Workload {
   // What the model offers the techniques that change it (technique_rules.h reads these):
   // by default cloneable, nothing else; real_scale() copied in.
   virtual WorkloadTraits traits() const;
+  // The model's parameter count where it is known without building the model (a 1.2B
+  // model takes seconds and gigabytes to build); nullopt: small enough not to matter.
+  virtual std::optional<std::int64_t> declared_parameters() const { return std::nullopt; }
+  // What a config at this micro-batch needs in memory, where the workload knows (nullopt:
+  // it does not say; nothing is refused on its account).
+  virtual std::optional<MemoryEstimate> memory_estimate(const Config& config, std::int64_t batch_size) const {
+    return std::nullopt;
+  }
 };
 
 std::unique_ptr<Workload> make_workload(const std::string& name);  // throws UsageError
+// The built-in workloads, then the run's --model ones (workloads/model_registry.h).
 const std::vector<std::string>& workload_names();
+const std::vector<std::string>& builtin_workload_names();
 // Each named workload's traits (MatrixRequest::known_workloads).
 std::map<std::string, WorkloadTraits> workload_traits(const std::vector<std::string>& names);
 

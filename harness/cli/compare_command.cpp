@@ -4,12 +4,15 @@
 #include <filesystem>
 #include <iostream>
 
+#include "cli/matrix_command.h"
 #include "config/errors.h"
+#include "io/atomic_file.h"
 #include "io/printable.h"
 
 #include "reports/compare/compare_format.h"
 #include "reports/compare/compare_reports.h"
 #include "reports/compare/report_loader.h"
+#include "reports/export/junit_export.h"
 
 namespace gpubench {
 
@@ -19,6 +22,7 @@ int run_compare_command(const CliOptions& options) try {
   compare.metric = options.compare_metric;
   compare.alpha = parse_decimal("--alpha", options.compare_alpha, kMinAlpha, kMaxAlpha, "a significance level");
   compare.paired = options.compare_paired;
+  if (!options.compare_junit.empty()) check_writable(options.compare_junit, "--junit");  // before reading reports
   const ReportSet base = load_report_set(options.compare_base, "BASE");
   const ReportSet next = load_report_set(options.compare_new, "NEW");
   if (std::error_code error; std::filesystem::equivalent(options.compare_base, options.compare_new, error))
@@ -27,6 +31,14 @@ int run_compare_command(const CliOptions& options) try {
   const CompareResult result = compare_report_sets(base, next, compare);
   const std::string format = !options.format.empty() ? options.format : "table";
   std::cout << format_compare(result, format) << std::flush;
+  if (!options.compare_junit.empty()) {
+    try {
+      write_file_atomically(options.compare_junit, compare_junit_xml(result));
+    } catch (const std::exception& error) {  // not a verdict: exit 4, as for standard output
+      std::cerr << "gpubench compare: error: " << printable(error.what()) << "\n";
+      return kExitOutputNotWritten;
+    }
+  }
   return result.regression ? 1 : 0;
 } catch (const UsageError&) {
   throw;  // exit 2, with the message

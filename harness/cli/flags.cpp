@@ -1,4 +1,6 @@
 #include "cli/flags.h"
+#include "cli/model_flags.h"
+#include "cli/subcommand_flags.h"
 
 #include <algorithm>
 #include <cctype>
@@ -64,20 +66,22 @@ bool is_plain_number(const std::string& text, bool fraction) {
 // message: the flag, the value, and what was expected.
 struct RawFlags {
   std::string workload, preset = "default", steps, warmup, batch_size, threads, workers, seed, timeout;
-  std::string bucket_mb, comm_timeout, nproc, host_malloc, test_step_delay_ms, accumulate;
+  std::string bucket_mb, comm_timeout, nproc, host_malloc, test_step_delay_ms, accumulate, max_image_pixels;
   std::vector<std::string> data;
+  RawModelFlags model;
 };
 
 constexpr double kMinCommTimeoutS = 1.0;
 
-// "mlp=DIR" names its workload; any other text (a path may hold '=') is a bare path.
-void add_data_path(const std::string& item, std::map<std::string, std::string>& paths) {
+// "mlp=DIR" names its workload (a built-in or a --model); any other text (a path may hold
+// '=') is a bare path.
+void add_data_path(const std::string& item, const RunSettings& settings, std::map<std::string, std::string>& paths) {
   std::string workload, path = item;
   const auto equals = item.find('=');
   if (equals != std::string::npos) {
     const std::string prefix = item.substr(0, equals);
     const auto& names = workload_names();
-    if (std::find(names.begin(), names.end(), prefix) != names.end()) {
+    if (std::find(names.begin(), names.end(), prefix) != names.end() || settings.model_paths.count(prefix)) {
       workload = prefix;
       path = item.substr(equals + 1);
     }
@@ -107,8 +111,9 @@ double parse_positive(const std::string& flag, const std::string& text, double m
 }
 
 void add_settings_flags(CLI::App& app, RawFlags& raw, CliOptions& options) {
-  app.add_option("--workload", raw.workload, "Comma list of workloads: mlp,cnn,transformer,resnet50,gpt2 (default: all)");
-  app.add_option("--preset", raw.preset, "quick | default | full: steps and dataset sizes (models never change)");
+  add_model_flags(app, raw.model);
+  app.add_option("--workload", raw.workload, "Comma list of workloads: mlp,cnn,transformer,resnet50,gpt2,llama or --model names (default: the built-in five; docs/workloads.md)");
+  app.add_option("--preset", raw.preset, "quick | default | full: steps and dataset sizes (models never change; docs/measurement.md)");
   app.add_option("--steps", raw.steps, "Measured steps per config (default: preset's)");
   app.add_option("--warmup", raw.warmup, "Warm-up steps excluded from statistics (default: preset's)");
   app.add_option("--batch-size", raw.batch_size, "Batch size per process (default: the workload's)");
@@ -116,28 +121,32 @@ void add_settings_flags(CLI::App& app, RawFlags& raw, CliOptions& options) {
   app.add_option("--workers", raw.workers, "DataLoader worker threads (default: 0, load on the training thread)");
   app.add_option("--host-malloc", raw.host_malloc,
                  "retain | glibc: keep freed CPU tensor memory for the next step (default), or glibc's "
-                 "defaults, which unmap and page-fault it again each step (what a Python loop gets)");
+                 "defaults, which unmap and page-fault it again each step (what a Python loop gets; docs/measurement.md)");
   app.add_option("--seed", raw.seed, "Seed for data, init and shuffling (default: 42)");
   app.add_option("--data", raw.data,
                  "[WORKLOAD=]PATH, repeatable: real data instead of synthetic. mlp=DIR with MNIST's IDX files "
                  "(train-images-idx3-ubyte, train-labels-idx1-ubyte), resnet50=DIR an ImageFolder tree (class "
                  "subfolders of JPEG/PNG), gpt2=FILE a nanoGPT train.bin (uint16 ids); a bare PATH is for the one "
-                 "workload of the matrix that reads data")
+                 "workload of the matrix that reads data (workloads/README.md: the formats)")
       ->expected(1)
       ->take_all();
+  app.add_option("--max-image-pixels", raw.max_image_pixels,
+                 "resnet50 --data: refuse an image above N pixels from its header, before decoding it, and a file above "
+                 "3 bytes per pixel of N plus 16 MiB before reading it (default: 178956970, where PIL refuses a "
+                 "decompression bomb)");
   app.add_option("--profile-steps", options.settings.profile_steps,
                  "A:B: cudaProfilerStart/Stop and the NVTX range profile-steps@gpubench around steps A..B, for nsys "
-                 "--capture-range=cudaProfilerApi or --capture-range=nvtx");
+                 "--capture-range=cudaProfilerApi or --capture-range=nvtx (docs/profiling.md)");
   app.add_option("--hta-dir", options.settings.hta_dir,
-                 "Folder for per-rank Kineto-style traces, DIR/<config>/rank-<R>.json, for Holistic Trace Analysis");
+                 "Folder for per-rank Kineto-style traces, DIR/<config>/rank-<R>.json, for Holistic Trace Analysis (docs/profiling.md)");
   app.add_flag("!--no-cupti", options.settings.cupti, "Do not collect CUPTI kernel/memcpy activity on CUDA configs");
   app.add_flag("--sync-phases", options.settings.sync_phases,
                "CUDA: end every phase with a stream sync, so host timers attribute time to phases exactly (slower than a real "
                "loop); default: no sync inside a step, the loss read one step late, the device's phase times from CUDA events");
   app.add_flag("--overhead", options.settings.overhead,
-               "Measure the harness's own cost: alternate bare, timed+NVTX (and CUPTI) steps in one run per config");
+               "Measure the harness's own cost: alternate bare, timed+NVTX (and CUPTI) steps in one run per config (docs/measurement.md)");
   app.add_option("--config-timeout", raw.timeout, "Seconds before a config's process is killed and marked failed (default: 1800)");
-  app.add_option("--bucket-mb", raw.bucket_mb, "DDP gradient bucket size in MiB, as PyTorch's bucket_cap_mb (default: 25)");
+  app.add_option("--bucket-mb", raw.bucket_mb, "DDP gradient bucket size in MiB, as PyTorch's bucket_cap_mb (default: 25; docs/ddp.md)");
   app.add_option("--comm-timeout", raw.comm_timeout,
                  "DDP: seconds any rendezvous or collective may wait before the config fails (a dead peer) (default: 60)");
 }
@@ -158,8 +167,14 @@ void apply_settings(const CLI::App& app, const RawFlags& raw, CliOptions& option
   if (given("--threads")) s.threads = static_cast<int>(parse_integer("--threads", raw.threads, 1, max_threads()));
   if (given("--workers")) s.workers = static_cast<int>(parse_integer("--workers", raw.workers, 0, 256));
   if (given("--host-malloc")) s.host_malloc = parse_host_malloc(raw.host_malloc);
-  for (const std::string& item : raw.data) add_data_path(item, s.data_paths);
-  if (given("--seed")) s.seed = static_cast<std::uint64_t>(parse_integer("--seed", raw.seed, 0, (1LL << 62)));
+  apply_model_flags(app, raw.model, builtin_workload_names(), s);
+  for (const std::string& item : raw.data) add_data_path(item, s, s.data_paths);
+  // No JPEG is over 65535 x 65535; libpng reads at most 1e6 x 1e6.
+  if (given("--max-image-pixels"))
+    s.max_image_pixels = parse_integer("--max-image-pixels", raw.max_image_pixels, 1, 1LL << 40);
+  // LibTorch's CPU generator keeps 32 bits of a seed (at::mt19937): 0 and 2^32 would be the
+  // same run, so what it cannot honour is refused.
+  if (given("--seed")) s.seed = static_cast<std::uint64_t>(parse_integer("--seed", raw.seed, 0, 4294967295LL));
   if (!s.profile_steps.empty()) (void)parse_profile_steps(s.profile_steps);  // fail now, not per config
   if (given("--config-timeout")) s.config_timeout_s = static_cast<double>(parse_integer("--config-timeout", raw.timeout, 1, 7 * 24 * 3600));
   if (given("--bucket-mb")) s.bucket_mb = parse_positive("--bucket-mb", raw.bucket_mb, 4096, "a size in MiB");
@@ -228,16 +243,18 @@ CliOptions parse_command_line(int argc, const char* const* argv) {
   RawFlags raw;
   CLI::App app{"gpubench: what each deep-learning training technique buys on this machine"};
   app.set_version_flag("--version", std::string("gpubench ") + GPUBENCH_VERSION);
+  app.footer("The guide is README.md; each topic has its page in docs/ (docs/guarantees.md: exit codes and what "
+             "gpubench promises about files, inputs and signals).");
   app.add_option("--matrix", options.matrix_spec,
                  "all | cpu | gpu | amp | pinned | parallel | tuning | recipes | ablation | comma list of config ids, "
                  "each a stack: workload/device/precision[/pinned|pageable] and any of /dp|ddp-N /accK "
-                 "/adam-foreach|adam-fused /channels-last /ckpt /graph (default: all; --rules says what cannot combine)");
+                 "/adam-foreach|adam-fused /channels-last /ckpt /graph (default: all; --rules says what cannot combine; docs/techniques.md)");
   bool list = false, rules = false;
   app.add_flag("--list", list, "Print the configs SPEC expands to and whether each can run here; run nothing");
   app.add_flag("--rules", rules, "Print the table of techniques that do not combine, and why; run nothing");
   add_settings_flags(app, raw, options);
   app.add_option("--out", options.out, "JSON report path, written atomically after every config (default: gpubench-report.json)");
-  app.add_option("--ceilings", options.ceilings, "Ceilings file from gpubench-bench --ceilings-out: report each config as a share of them");
+  app.add_option("--ceilings", options.ceilings, "Ceilings file from gpubench-bench --ceilings-out: report each config as a share of them (docs/ceilings-and-mfu.md)");
   app.add_option("--trace", options.trace, "Write a Chrome trace-event JSON (Perfetto, chrome://tracing) of every config");
   app.add_option("--format", options.format, "stdout format: table | json | markdown (default: table on a terminal, else json)");
   app.add_flag("--strict", options.strict, "Exit 1 if any config failed");
@@ -246,35 +263,16 @@ CliOptions parse_command_line(int argc, const char* const* argv) {
                  "accK; not graph configs); the loss of each is divided by K, DDP all-reduces once per optimizer step "
                  "(default: 1)");
   app.add_option("--nproc", raw.nproc,
-                 "Start N ranks of this command on this host, as torchrun --nproc-per-node N would (for ddp-N configs)");
+                 "Start N ranks of this command on this host, as torchrun --nproc-per-node N would (for ddp-N configs; docs/ddp.md)");
   app.add_option("--child-config", options.child_config)->group("");
   app.add_option("--child-result", options.child_result)->group("");
   app.add_option("--child-trace", options.settings.trace_path)->group("");
   app.add_option("--test-step-delay-ms", raw.test_step_delay_ms)->group("");
 
-  CLI::App* compare = app.add_subcommand("compare", "Compare two reports; exit 1 on a real slowdown, not on noise");
-  compare->add_option("BASE", options.compare_base, "Baseline report (JSON), or a directory of runs (*.json)")
-      ->required();
-  compare->add_option("NEW", options.compare_new, "New report (JSON), or a directory of runs (*.json)")->required();
-  compare->add_option("--threshold", options.compare_threshold, "Smallest change that counts, e.g. 5% (default 5%)");
-  compare->add_option("--metric", options.compare_metric,
-                      "samples_per_s | step_ms | tflops_per_s | host_peak_rss_bytes | cuda_peak_allocated_bytes | "
-                      "cuda_peak_reserved_bytes (default samples_per_s)");
-  compare->add_option("--alpha", options.compare_alpha, "Two-sided significance level (default 0.01)");
-  compare->add_flag("--paired", options.compare_paired,
-                    "Directories of runs only: run i of BASE and of NEW ran back to back; compare them pair by pair");
-  compare->add_option("--format", options.format, "table | markdown | json");
-
+  CLI::App* compare = add_compare_command(app, options);
+  CLI::App* report = add_report_command(app, options.report);
   std::string memory_budget;
-  CLI::App* tune = app.add_subcommand(
-      "tune", "Search the techniques and the micro-batch for the highest samples/s within a memory budget; writes the "
-              "search as a report (--out, default gpubench-tune.json)");
-  tune->fallthrough();  // run settings (--threads, --preset, --steps, --out, ...) come after the workload too
-  tune->add_option("WORKLOAD", options.tune_workload, "The workload to tune (mlp, cnn, transformer, resnet50, gpt2)")->required();
-  tune->add_option("--memory-budget", memory_budget,
-                   "GiB a candidate's peak memory may use (GPU: allocator reserved; CPU: the training steps' RSS) "
-                   "(default: the GPU's memory, or the host memory available now)");
-  tune->add_option("--device", options.tune_device, "cpu | cuda (default: cuda where it runs, else cpu)");
+  CLI::App* tune = add_tune_command(app, options, memory_budget);
 
   try {
     app.parse(argc, argv);
@@ -289,7 +287,8 @@ CliOptions parse_command_line(int argc, const char* const* argv) {
     throw UsageError(std::string(error.what()) + " (see gpubench --help)");
   }
   // An empty value (--trace "") is never what was meant: refuse it rather than ignore it.
-  for (const CLI::App* scope : {static_cast<const CLI::App*>(&app), static_cast<const CLI::App*>(compare), static_cast<const CLI::App*>(tune)})
+  for (const CLI::App* scope : {static_cast<const CLI::App*>(&app), static_cast<const CLI::App*>(compare),
+                                static_cast<const CLI::App*>(tune), static_cast<const CLI::App*>(report)})
     for (const CLI::Option* option : scope->get_options())
       if (option->count() > 0 && option->get_expected_min() > 0)
         for (const std::string& value : option->results())
@@ -299,11 +298,13 @@ CliOptions parse_command_line(int argc, const char* const* argv) {
     throw UsageError("--format '" + options.format + "' is unknown: expected table, json or markdown");
   if (compare->parsed()) {
     // `gpubench --steps 5 compare A B`: a matrix flag that compare would silently ignore.
-    for (const CLI::Option* option : app.get_options())
-      if (option->count() > 0 && option->get_name() != "--help")
-        throw UsageError(option->get_name() + " is a flag of the matrix run, not of compare: expected "
-                         "gpubench compare BASE NEW [--threshold P] [--metric M] [--alpha A] [--paired] [--format F]");
+    refuse_matrix_flags(app, "compare", kCompareUsage);
     options.command = CliOptions::Command::Compare;
+    return options;
+  }
+  if (report->parsed()) {
+    refuse_matrix_flags(app, "report", kReportUsage);
+    options.command = CliOptions::Command::Report;
     return options;
   }
   if (tune->parsed()) {
@@ -345,6 +346,8 @@ std::vector<std::string> settings_to_args(const RunSettings& s) {
   if (s.batch_size > 0) add("--batch-size", s.batch_size);
   if (s.threads > 0) add("--threads", s.threads);
   add("--workers", s.workers);
+  // The config's process re-checks image headers with the same limit.
+  if (s.max_image_pixels > 0) add("--max-image-pixels", s.max_image_pixels);
   args.insert(args.end(), {"--host-malloc", to_string(s.host_malloc)});
   for (const auto& [workload, path] : s.data_paths)
     args.insert(args.end(), {"--data", workload.empty() ? path : workload + "=" + path});
@@ -362,6 +365,8 @@ std::vector<std::string> settings_to_args(const RunSettings& s) {
   add_decimal("--bucket-mb", s.bucket_mb);
   add_decimal("--comm-timeout", s.comm_timeout_s);
   if (s.test_step_delay_ms > 0) args.insert(args.end(), {"--test-step-delay-ms", std::to_string(s.test_step_delay_ms)});
+  const auto model_args = model_flags_to_args(s);
+  args.insert(args.end(), model_args.begin(), model_args.end());
   return args;
 }
 

@@ -2,13 +2,14 @@
 #include <string>
 #include <vector>
 
+#include "cli/report_command.h"
 #include "config/run_settings.h"
 
 namespace gpubench {
 
 // Everything the command line says, validated. Parsing never runs anything.
 struct CliOptions {
-  enum class Command { Matrix, List, Rules, Version, Help, Child, Compare, Tune };
+  enum class Command { Matrix, List, Rules, Version, Help, Child, Compare, Tune, Report };
   Command command = Command::Matrix;
   std::string help_text;
 
@@ -35,6 +36,11 @@ struct CliOptions {
   std::string tune_workload, tune_device;
   double tune_memory_budget_gib = 0;  // 0: what the device has free
   bool out_given = false;             // --out named (tune's default file differs)
+
+  // compare --junit FILE: the comparison as JUnit XML as well (reports/export/junit_export.h)
+  std::string compare_junit;
+  // report REPORT | BASE NEW | --history FOLDER, with --html/--bencher/--github-benchmark
+  ReportCommandOptions report;
 };
 
 // Throws UsageError (exit code 2) naming the bad flag/value and what was expected.

@@ -5,17 +5,21 @@
 // or trace (matrix_command.h; the table was printed), or standard output, for any command
 // and whatever its verdict would have been; 128+signal when SIGINT/SIGTERM stopped the
 // matrix (130 for Ctrl-C; the report marks what was not run; io/interrupt.h).
+#include <csignal>
 #include <iostream>
 #include <vector>
 
 #include "cli/compare_command.h"
 #include "cli/flags.h"
 #include "cli/matrix_command.h"
+#include "cli/report_command.h"
 #include "cli/tune_command.h"
 #include "config/errors.h"
 #include "config/technique_rules.h"
 #include "device/host_malloc.h"
+#include "workloads/model_registry.h"
 #include "io/printable.h"
+#include "io/standard_streams.h"
 #include "parallel/nproc_launcher.h"
 #include "run/child_process.h"
 
@@ -27,12 +31,15 @@ std::string joined_command_line(int argc, char** argv) {
   return text;
 }
 
-// Standard output that could not be written (`--list > /dev/full`, a closed pipe) is an
-// output failure, never a success and never a verdict: compare's 1 would read as a
-// regression nobody saw. Only a signal's code says more.
+// Standard output closed when gpubench started (held on /dev/null: io/standard_streams.h).
+bool stdout_was_closed = false;
+
+// Standard output that could not be written (`--list > /dev/full`, a closed pipe, a closed
+// fd) is an output failure, never a success and never a verdict: compare's 1 would read as
+// a regression nobody saw. Only a signal's code says more.
 int with_stdout_checked(int code) {
   std::cout.flush();
-  if (std::cout) return code;
+  if (std::cout && !stdout_was_closed) return code;
   std::cerr << "gpubench: error: cannot write to standard output" << std::endl;
   return code >= 128 ? code : gpubench::kExitOutputNotWritten;
 }
@@ -41,11 +48,17 @@ int with_stdout_checked(int code) {
 
 int main(int argc, char** argv) {
   using gpubench::CliOptions;
+  stdout_was_closed = gpubench::hold_closed_standard_streams().stdout_closed;
+  // A reader that went away (`| head -1`): writes fail with EPIPE instead of killing gpubench
+  // (141, no report): the report is kept and the exit is 4. Config children inherit it.
+  std::signal(SIGPIPE, SIG_IGN);
   try {
     const CliOptions options = gpubench::parse_command_line(argc, argv);
     // Before any tensor: the setting applies to the allocations made after it.
     if (options.command == CliOptions::Command::Matrix || options.command == CliOptions::Command::Child)
       gpubench::configure_host_malloc(options.settings.host_malloc);
+    // --model workloads exist from here on, in this process as in every config child.
+    gpubench::register_models(options.settings);
     switch (options.command) {
       case CliOptions::Command::Help:
         std::cout << options.help_text;
@@ -63,6 +76,8 @@ int main(int argc, char** argv) {
         return with_stdout_checked(gpubench::run_tune_command(options, joined_command_line(argc, argv)));
       case CliOptions::Command::Compare:
         return with_stdout_checked(gpubench::run_compare_command(options));
+      case CliOptions::Command::Report:
+        return with_stdout_checked(gpubench::run_report_command(options.report));
       case CliOptions::Command::Matrix:
       case CliOptions::Command::List:
         // --nproc N: this process only launches N ranks of the same command line.

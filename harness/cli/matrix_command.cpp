@@ -14,6 +14,7 @@
 
 #include "ceilings/ceilings_file.h"
 #include "cli/output_rules.h"
+#include "cli/terminal_columns.h"
 #include "config/errors.h"
 #include "config/matrix_spec.h"
 #include "config/stack_parts.h"
@@ -21,6 +22,7 @@
 #include "device/host_malloc.h"
 #include "io/atomic_file.h"
 #include "io/interrupt.h"
+#include "io/printable.h"
 #include "io/private_dir.h"
 #include "parallel/rank_launcher.h"
 #include "profile/trace_probe.h"
@@ -114,7 +116,7 @@ void resolve_data_paths(RunSettings& settings, const std::vector<std::string>& w
 }
 
 // Everything that can be wrong with the inputs is found here, before an hour of runs.
-void validate_inputs(CliOptions& options, const std::vector<Config>& configs) {
+void validate_inputs(CliOptions& options, const std::vector<Config>& configs, const MachineCapabilities& machine) {
   std::vector<std::string> workloads;
   for (const auto& config : configs)
     if (std::find(workloads.begin(), workloads.end(), config.workload) == workloads.end())
@@ -129,6 +131,7 @@ void validate_inputs(CliOptions& options, const std::vector<Config>& configs) {
   RunSettings& settings = options.settings;
   resolve_data_paths(settings, workloads);
   std::map<std::string, std::int64_t> samples;  // per workload: real data is read and checked in full, once
+  const std::string batch_source = settings.batch_size > 0 ? "--batch-size" : "the preset's batch size";
   for (const auto& config : configs) {
     const ResolvedSizes sizes = resolve_sizes(config, settings);
     if (!samples.count(config.workload)) {
@@ -137,12 +140,22 @@ void validate_inputs(CliOptions& options, const std::vector<Config>& configs) {
           path == settings.data_paths.end()
               ? sizes.dataset_samples
               : static_cast<std::int64_t>(*make_workload(config.workload)
-                                               ->make_dataset({sizes.dataset_samples, settings.seed, path->second})
+                                               ->make_dataset({sizes.dataset_samples, settings.seed, path->second,
+                                                               /*full_check=*/true, settings.max_image_pixels})
                                                .size());
     }
     if (sizes.batch_size > samples[config.workload])
-      throw UsageError(fmt::format("--batch-size {} is larger than the {} dataset ({} samples with preset {})",
+      throw UsageError(fmt::format("{} {} is larger than the {} dataset ({} samples with preset {})", batch_source,
                                    sizes.batch_size, config.workload, samples[config.workload], to_string(settings.preset)));
+    // A DDP rank draws from its shard (ceil(samples / ranks)): the same check, here, not in
+    // the ranks half-way through the matrix; moot for a config this machine skips anyway
+    // (ddp-1024 on 2 cores is a skipped row, whatever its shard).
+    const std::int64_t shard = (samples[config.workload] + config.world_size - 1) / config.world_size;
+    if (config.parallel == ParallelMode::Ddp && sizes.batch_size > shard && !skip_reason(config, machine))
+      throw UsageError(fmt::format("{} {} is larger than each rank's shard of the {} dataset for {} ({} of {} "
+                                   "samples with preset {})",
+                                   batch_source, sizes.batch_size, config.workload, config.id(), shard, samples[config.workload],
+                                   to_string(settings.preset)));
   }
   if (options.command == CliOptions::Command::List) return;
   check_outputs(options);
@@ -222,7 +235,7 @@ int print_list(const std::vector<Config>& configs, const MachineCapabilities& ma
   std::size_t width = 0;
   for (const auto& config : configs) width = std::max(width, config.id().size());
   for (const auto& config : configs) {
-    std::optional<std::string> reason = skip_reason(config, machine);
+    std::optional<std::string> reason = skip_reason(config, machine, settings);
     if (const auto found = left_out.find(config.id()); !reason && found != left_out.end()) reason = found->second;
     const ExpectedSteps expected = expected_steps(config, settings);
     std::cout << fmt::format("{:<{}} {}\n", config.id(), width, reason ? "skip: " + *reason : "runs here: " + expected.text);
@@ -255,7 +268,7 @@ int run_matrix_command(const CliOptions& given, const std::string& command_line)
   const int threads = apply_thread_setting(options.settings.threads);
   const MachineCapabilities machine = detect_capabilities();
   const std::vector<Config> configs = expand_configs(options, machine);
-  validate_inputs(options, configs);
+  validate_inputs(options, configs, machine);
   const nlohmann::json ceilings = options.ceilings.empty() ? nlohmann::json() : load_ceilings(options.ceilings);
   const std::map<std::string, std::string> left_out = left_out_configs(options, configs, machine);
   if (options.command == CliOptions::Command::List) return print_list(configs, machine, left_out, options.settings);
@@ -283,7 +296,7 @@ int run_matrix_command(const CliOptions& given, const std::string& command_line)
   install_interrupt_handlers();  // Ctrl-C: stop the running config, report the rest as not run
   const MatrixOutput output = run_matrix(run, [&](std::size_t index, const nlohmann::json& row) {
     if (!ranks->writes_report()) return;
-    std::cerr << progress_line(index, configs.size(), row) << std::endl;
+    std::cerr << printable(progress_line(index, configs.size(), row)) << std::endl;
     done.push_back(row);
     // Rewritten after every config: an interrupted matrix keeps what it measured. A failed
     // write (disk full) does not stop the matrix: the final write tries again. A device or
@@ -292,8 +305,8 @@ int run_matrix_command(const CliOptions& given, const std::string& command_line)
     if (auto error = written_or_error([&] {
           write_file_atomically(options.out, json_text(build_report(env, matrix, done, command_line, ceilings), 2) + "\n");
         }))
-      std::cerr << "gpubench: warning: report not written after " << row.value("config_id", "?") << ": " << *error
-                << std::endl;
+      std::cerr << "gpubench: warning: report not written after " << printable(row.value("config_id", "?")) << ": "
+                << printable(*error) << std::endl;
   });
   const auto& results = output.results;
   if (!ranks->writes_report()) return 0;  // rank 0 has every rank's outcome
@@ -303,20 +316,21 @@ int run_matrix_command(const CliOptions& given, const std::string& command_line)
   if (run.collect_trace) {
     trace_error = written_or_error([&] { write_chrome_trace(options.trace, output.trace_sets); });
     if (!trace_error)
-      std::cerr << "trace written to " << options.trace << " (open in https://ui.perfetto.dev or chrome://tracing)" << std::endl;
+      std::cerr << "trace written to " << printable(options.trace) << " (open in https://ui.perfetto.dev or chrome://tracing)"
+                << std::endl;
   }
   // Each config's child writes its own trace file; a failed write fails that config's row.
   const bool any_ok = std::any_of(results.begin(), results.end(),
                                   [](const nlohmann::json& row) { return row.value("status", "") == "ok"; });
   if (!options.settings.hta_dir.empty() && any_ok)
-    std::cerr << "per-rank traces of the ok configs in " << options.settings.hta_dir
+    std::cerr << "per-rank traces of the ok configs in " << printable(options.settings.hta_dir)
               << "/<config>/ (HTA: TraceAnalysis(trace_dir=\"" << options.settings.hta_dir << "/<config>\"))" << std::endl;
   // The measurements reach the terminal whatever became of the files.
   const std::string format = !options.format.empty() ? options.format : (isatty(STDOUT_FILENO) ? "table" : "json");
-  std::cout << format_report(report, format) << std::flush;
-  if (report_error) std::cerr << "gpubench: error: report not written: " << *report_error << std::endl;
-  if (trace_error) std::cerr << "gpubench: error: trace not written: " << *trace_error << std::endl;
-  if (!report_error) std::cerr << "report written to " << options.out << std::endl;
+  std::cout << format_report(report, format, terminal_columns()) << std::flush;
+  if (report_error) std::cerr << "gpubench: error: report not written: " << printable(*report_error) << std::endl;
+  if (trace_error) std::cerr << "gpubench: error: trace not written: " << printable(*trace_error) << std::endl;
+  if (!report_error) std::cerr << "report written to " << printable(options.out) << std::endl;
   if (const int signal = interrupt_signal(); signal != 0) {
     std::cerr << "gpubench: interrupted by " << interrupt_signal_name() << ": the running config was stopped, "
               << "the configs after it were not run" << std::endl;
@@ -334,7 +348,7 @@ void check_nproc_runs_something(const CliOptions& options) {
   const std::map<std::string, std::string> left_out = left_out_configs(options, configs, machine);
   std::vector<std::string> why;
   for (const Config& config : configs) {
-    std::optional<std::string> reason = skip_reason(config, machine);
+    std::optional<std::string> reason = skip_reason(config, machine, options.settings);
     if (!reason && left_out.count(config.id())) reason = left_out.at(config.id());
     if (!reason && (config.parallel != ParallelMode::Ddp || config.world_size != options.nproc))
       reason = config.parallel != ParallelMode::Ddp ? "not a ddp config" : "a ddp-" + std::to_string(config.world_size) + " config";

@@ -6,6 +6,7 @@
 
 #include "cli/matrix_command.h"
 #include "cli/output_rules.h"
+#include "cli/terminal_columns.h"
 #include "config/errors.h"
 #include "config/stack_parts.h"
 #include "device/env_record.h"
@@ -16,7 +17,6 @@
 #include "reports/comparisons.h"
 #include "reports/report.h"
 #include "reports/report_format.h"
-#include "reports/report_rows.h"
 #include "run/capability.h"
 #include "run/child_process.h"
 #include "run/config_sizes.h"
@@ -129,15 +129,18 @@ nlohmann::json tune_report(const CliOptions& options, const TuneOptions& tune, c
   return report;
 }
 
-std::string steps_table(const TuneResult& result) {
-  std::vector<std::vector<std::string>> rows = {{"phase", "config", "batch", "samples/s", "memory", "outcome"}};
+// Each step's outcome (why it was kept or left) on its own line under it, fitted to the terminal.
+std::string steps_table(const TuneResult& result, std::size_t width) {
+  std::vector<std::vector<std::string>> rows = {{"phase", "config", "batch", "samples/s", "memory"}};
+  std::vector<std::vector<std::string>> outcomes;
   for (const auto& step : result.steps) {
     const nlohmann::json s = step_json(step);
     rows.push_back({step.phase + " " + std::to_string(step.round), step.config.id(), std::to_string(step.batch_size),
                     s.contains("samples_per_s") ? format_rate(s["samples_per_s"].get<double>()) : s["status"].get<std::string>(),
-                    format_bytes(s["memory_bytes"].get<double>()), step.outcome});
+                    format_bytes(s["memory_bytes"].get<double>())});
+    outcomes.push_back({step.outcome});
   }
-  return align_columns(rows);
+  return fit_table(columns_from_rows(rows), {{0, FitStep::Action::Drop}, {4, FitStep::Action::Drop}}, width, outcomes);
 }
 
 }  // namespace
@@ -167,7 +170,8 @@ int run_tune_command(const CliOptions& given, const std::string& command_line) {
 
   const TuneResult result = tune_search(tune, child_measure(options, machine));
   const nlohmann::json report = tune_report(options, tune, result, machine, command_line, threads);
-  std::cout << printable(steps_table(result)) << "\ntune winner: " << printable(result.summary) << "\n" << std::flush;
+  // The winner line is not wrapped: it is the one line a user copies (id and --batch-size) or greps.
+  std::cout << steps_table(result, terminal_columns()) << "\ntune winner: " << printable(result.summary) << "\n" << std::flush;
   try {
     write_file_atomically(options.out, json_text(report, 2) + "\n");
   } catch (const std::exception& error) {

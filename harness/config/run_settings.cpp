@@ -28,6 +28,22 @@ HostMalloc parse_host_malloc(const std::string& text) {
   throw UsageError("--host-malloc '" + text + "' is unknown: expected retain or glibc");
 }
 
+std::string to_string(CheckpointPolicy policy) {
+  switch (policy) {
+    case CheckpointPolicy::Auto: return "auto";
+    case CheckpointPolicy::Every: return "every";
+    case CheckpointPolicy::Once: return "once";
+    case CheckpointPolicy::Off: return "off";
+  }
+  return "?";
+}
+
+CheckpointPolicy parse_checkpoint_policy(const std::string& text) {
+  for (const CheckpointPolicy policy : {CheckpointPolicy::Auto, CheckpointPolicy::Every, CheckpointPolicy::Once, CheckpointPolicy::Off})
+    if (text == to_string(policy)) return policy;
+  throw UsageError("--checkpoint-check '" + text + "' is unknown: expected auto, every, once or off");
+}
+
 PresetScale preset_scale(Preset preset) {
   switch (preset) {
     // quick: 5 s a config keeps `--matrix all` on a 2-core CPU under 3 minutes.

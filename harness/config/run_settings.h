@@ -2,6 +2,7 @@
 #include <cstdint>
 #include <map>
 #include <string>
+#include <vector>
 
 namespace gpubench {
 
@@ -14,6 +15,14 @@ Preset parse_preset(const std::string& text);  // throws UsageError
 enum class HostMalloc { Retain, Glibc };
 std::string to_string(HostMalloc mode);
 HostMalloc parse_host_malloc(const std::string& text);  // throws UsageError
+
+// --checkpoint-check: where the checkpoint round trip (save model + Adam state, load,
+// compare) runs. Auto: every config of a model under kCheckpointEveryBelowParameters
+// parameters, once per workload above (a 1.2B model's round trip writes 15 GB).
+enum class CheckpointPolicy { Auto, Every, Once, Off };
+std::string to_string(CheckpointPolicy policy);
+CheckpointPolicy parse_checkpoint_policy(const std::string& text);  // throws UsageError
+constexpr std::int64_t kCheckpointEveryBelowParameters = 300'000'000;
 
 // What every config of one matrix run shares. Zero means "the workload's preset value".
 struct RunSettings {
@@ -29,6 +38,24 @@ struct RunSettings {
   // gpt2: train.bin); a workload without an entry trains on synthetic data. The key ""
   // holds a --data PATH that named no workload until the matrix says which one it is for.
   std::map<std::string, std::string> data_paths;
+  // --max-image-pixels: an ImageFolder image above it is refused from its header, a file
+  // above 3 bytes per pixel of it plus 16 MiB unread; 0 = kDefaultMaxImagePixels
+  // (workloads/data/image_decode.h).
+  std::int64_t max_image_pixels = 0;
+  // --model NAME=PATH: a decoder LM from a Hugging Face config.json (PATH its folder or the
+  // file) added to the run as workload NAME (workloads/model_registry.h).
+  std::map<std::string, std::string> model_paths;
+  // --seq-len [NAME=]N: tokens per sample of the decoder LMs ("" = every one of them).
+  std::map<std::string, std::int64_t> seq_lens;
+  bool random_weights = false;  // --weights random: a --model's safetensors are not loaded
+  // A TorchScript --model's task: --input NAME=CxHxW with --classes NAME=N (classification),
+  // or --vocab NAME=N (language modelling, --seq-len NAME=T); --flops-per-sample NAME=F.
+  std::map<std::string, std::vector<std::int64_t>> model_inputs;
+  std::map<std::string, std::int64_t> model_classes, model_vocabs;
+  std::map<std::string, double> model_flops;
+  CheckpointPolicy checkpoint_policy = CheckpointPolicy::Auto;
+  // Child side: the parent decided this config skips the round trip, and why.
+  std::string checkpoint_skip_reason;
   double config_timeout_s = 1800;
   // DDP
   double bucket_mb = 25;        // gradient bucket cap (PyTorch's bucket_cap_mb)

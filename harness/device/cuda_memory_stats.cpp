@@ -4,6 +4,8 @@
 #include <ATen/Context.h>
 #include <c10/core/Device.h>
 #include <c10/cuda/CUDACachingAllocator.h>
+#include <c10/cuda/CUDAGuard.h>
+#include <cuda_runtime_api.h>
 
 namespace gpubench {
 namespace {
@@ -35,6 +37,13 @@ void reset_cuda_peak_stats(int device) {
 }
 
 void empty_cuda_cache() { c10::cuda::CUDACachingAllocator::emptyCache(); }
+
+CudaDeviceMemory cuda_device_memory(int device) {
+  const c10::cuda::CUDAGuard guard(initialised_device(device));
+  std::size_t free_bytes = 0, total_bytes = 0;
+  C10_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
+  return {static_cast<std::int64_t>(free_bytes), static_cast<std::int64_t>(total_bytes)};
+}
 
 nlohmann::json cuda_memory_snapshot(const std::vector<int>& devices) {
   std::int64_t allocated = 0, reserved = 0;

@@ -24,6 +24,13 @@ void reset_cuda_peak_stats(int device);
 // Returns cached, unused blocks to the driver (torch.cuda.empty_cache()).
 void empty_cuda_cache();
 
+// The driver's free and total bytes of `device` (cudaMemGetInfo): what a new allocation
+// can still get, the caching allocator's cached blocks not counted as free.
+struct CudaDeviceMemory {
+  std::int64_t free_bytes = 0, total_bytes = 0;
+};
+CudaDeviceMemory cuda_device_memory(int device);
+
 // One snapshot over `devices`: {"cuda_allocated_bytes", "cuda_reserved_bytes" (sums),
 // "per_device": [{"device", "allocated_bytes", "reserved_bytes"}...]}.
 nlohmann::json cuda_memory_snapshot(const std::vector<int>& devices);

@@ -53,6 +53,20 @@ std::optional<HostMemoryLimit> host_memory_limit_from(const std::string& meminfo
   return limit;
 }
 
+// The number after `key` on its own line of a "key value" file (memory.events, vmstat).
+std::uint64_t counter(const std::string& text, const std::string& key) {
+  std::istringstream lines(text);
+  std::string line;
+  while (std::getline(lines, line))
+    if (line.rfind(key + " ", 0) == 0) return parse_bytes(line.substr(key.size() + 1)).value_or(0);
+  return 0;
+}
+
+OomKills oom_kills() {
+  const std::string dir = own_cgroup_dir();
+  return {dir.empty() ? 0 : counter(read_text(dir + "/memory.events"), "oom_kill"), counter(read_text("/proc/vmstat"), "oom_kill")};
+}
+
 std::optional<HostMemoryLimit> host_memory_limit() {
   const std::string dir = own_cgroup_dir();
   return host_memory_limit_from(read_text("/proc/meminfo"), dir.empty() ? "" : read_text(dir + "/memory.max"),

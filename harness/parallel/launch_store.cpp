@@ -99,7 +99,7 @@ c10::intrusive_ptr<c10d::Store> host_store(const std::string& addr, int port, st
     const QuietC10Log quiet;
     // All ranks on this host: listen on loopback only (c10d's own server would listen on
     // every interface, unauthenticated). Ranks on other hosts need it reachable: there it
-    // listens on every interface, as torchrun's store does (README, "DDP ranks and their rendezvous").
+    // listens on every interface, as torchrun's store does (docs/ddp.md, "DDP ranks and their rendezvous").
     if (is_loopback_address(addr)) options.masterListenFd = listening_socket(addr, port);
     return c10::make_intrusive<c10d::TCPStore>(addr, options);
   } catch (const std::exception& error) {

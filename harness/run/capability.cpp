@@ -5,6 +5,8 @@
 #include <thread>
 
 #include "config/technique_rules.h"
+#include "device/host_memory_limit.h"
+#include "run/memory_check.h"
 #include "device/torch_cuda.h"
 #include "workloads/workload.h"
 
@@ -57,6 +59,10 @@ MachineCapabilities detect_capabilities() {
   machine.torch_cuda_unavailable = torch_cuda_unavailable_reason();
   machine.cpu_cores = std::max(1u, std::thread::hardware_concurrency());
   machine.cpu_bf16_units = cpu_has_bf16_units();
+  if (const auto limit = host_memory_limit()) {
+    machine.host_available_bytes = static_cast<double>(limit->available_bytes);
+    machine.host_available_source = limit->source;
+  }
   return machine;
 }
 
@@ -71,6 +77,15 @@ std::optional<std::string> skip_reason(const Config& config, const MachineCapabi
   return std::nullopt;
 }
 
+
+std::optional<std::string> skip_reason(const Config& config, const MachineCapabilities& machine,
+                                       const RunSettings& settings) {
+  if (auto reason = skip_reason(config, machine)) return reason;
+  // A group's row the workload cannot take (a TorchScript module's dp): skipped, saying why
+  // (a named id is refused before the run: config/matrix_spec.h).
+  if (auto reason = workload_rule_broken(config, make_workload(config.workload)->traits())) return reason;
+  return host_memory_refusal(config, settings, machine.host_available_bytes, machine.host_available_source);
+}
 
 std::optional<std::string> left_out_of_groups(const Config& config, const MachineCapabilities& machine,
                                               bool workload_named) {

@@ -3,6 +3,7 @@
 #include <string>
 
 #include "config/config.h"
+#include "config/run_settings.h"
 #include "device/cuda_runtime.h"
 
 namespace gpubench {
@@ -16,6 +17,10 @@ struct MachineCapabilities {
   // The CPU has bfloat16 units (avx512_bf16 or amx_bf16): without them LibTorch's CPU bf16
   // matmuls take a slow path, many times slower than fp32.
   bool cpu_bf16_units = false;
+  // The host memory a config's process may still use (device/host_memory_limit.h): what the
+  // CPU configs' memory estimates are held against. 0: unknown.
+  double host_available_bytes = 0;
+  std::string host_available_source;
 };
 
 MachineCapabilities detect_capabilities();
@@ -36,6 +41,11 @@ std::optional<ComputeCapability> minimum_compute_capability(Precision precision)
 
 // nullopt if the config can run here, else the reason it is skipped.
 std::optional<std::string> skip_reason(const Config& config, const MachineCapabilities& machine);
+// The same, a config its workload cannot take (the rule table's Workload rules: a group's dp
+// row of a TorchScript module), and a CPU config whose memory estimate at these settings
+// does not fit the host (run/memory_check.h), each skipped with the reason.
+std::optional<std::string> skip_reason(const Config& config, const MachineCapabilities& machine,
+                                       const RunSettings& settings);
 
 // Why a group (all, cpu, ...) leaves a config out on this machine although it could run:
 // the real-scale workloads' CPU configs on a machine without a usable GPU (a step takes

@@ -63,7 +63,8 @@ void save_checkpoint_file(torch::serialize::OutputArchive& archive, const std::s
 }  // namespace
 
 nlohmann::json CheckpointCheck::to_json() const {
-  return {{"save_ms", save_ms},
+  return {{"done", true},
+          {"save_ms", save_ms},
           {"load_ms", load_ms},
           {"bytes", bytes},
           {"parameters_equal", parameters_equal},

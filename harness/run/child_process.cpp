@@ -13,6 +13,7 @@
 #include <optional>
 #include <thread>
 
+#include "device/host_memory_limit.h"
 #include "io/interrupt.h"
 
 namespace gpubench {
@@ -33,6 +34,9 @@ bool try_reap(pid_t pid, int& status, rusage& usage) {
 std::string ChildOutcome::describe() const {
   if (interrupted) return "interrupted after " + std::to_string(static_cast<int>(wall_s)) + " s";
   if (timed_out) return "timed out after " + std::to_string(static_cast<int>(wall_s)) + " s";
+  if (out_of_memory)
+    return "out of memory: killed by signal 9 (Killed) while the kernel's OOM killer killed a process (its cgroup's "
+           "memory.events or /proc/vmstat); a smaller --batch-size may fit";
   if (signal != 0) return "killed by signal " + std::to_string(signal) + " (" + strsignal(signal) + ")";
   return "exit code " + std::to_string(exit_code);
 }
@@ -51,6 +55,7 @@ ChildOutcome run_child_process(const std::vector<std::string>& argv, double time
   args.push_back(nullptr);
 
   const auto start = Clock::now();
+  const OomKills oom_before = oom_kills();
   const pid_t parent = getpid();
   const pid_t pid = fork();
   if (pid < 0) throw std::runtime_error(std::string("fork: ") + std::strerror(errno));
@@ -89,6 +94,8 @@ ChildOutcome run_child_process(const std::vector<std::string>& argv, double time
   outcome.peak_rss_bytes = static_cast<std::uint64_t>(usage.ru_maxrss) * 1024;
   if (WIFEXITED(status)) outcome.exit_code = WEXITSTATUS(status);
   if (WIFSIGNALED(status)) outcome.signal = WTERMSIG(status);
+  // SIGKILL that gpubench did not send, while the kernel killed for memory: say so.
+  outcome.out_of_memory = outcome.signal == SIGKILL && !term_at && oom_kills().grew_since(oom_before);
   return outcome;
 }
 

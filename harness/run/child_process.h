@@ -11,8 +11,9 @@ struct ChildOutcome {
   bool timed_out = false;
   bool interrupted = false;  // stopped because gpubench got SIGINT/SIGTERM (io/interrupt.h)
   std::uint64_t peak_rss_bytes = 0;  // the child's own ru_maxrss: a clean per-config peak
+  bool out_of_memory = false;  // killed by SIGKILL while the kernel counted an OOM kill (cgroup or system)
   double wall_s = 0;
-  std::string describe() const;      // "exit code 3", "killed by signal 11 (Segmentation fault)", ...
+  std::string describe() const;      // "exit code 3", "killed by signal 11 (Segmentation fault)", "out of memory: ..."
 };
 
 // Runs `argv` (argv[0] is the executable path) as a child process in a process group of

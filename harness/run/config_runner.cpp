@@ -14,7 +14,9 @@
 #include "profile/cupti_trace_spans.h"
 #include "profile/kineto_trace.h"
 #include "profile/trace_span_json.h"
+#include "device/cuda_memory_stats.h"
 #include "run/checkpoint_check.h"
+#include "run/memory_check.h"
 #include "run/config_sizes.h"
 #include "run/cuda_graph_step.h"
 #include "run/execution_plan.h"
@@ -128,7 +130,7 @@ Dataset load_dataset(PreparedConfig& c) {
   const auto path = settings.data_paths.find(c.config.workload);
   Dataset dataset = c.workload->make_dataset({c.sizes.dataset_samples, settings.seed,
                                               path == settings.data_paths.end() ? "" : path->second,
-                                              /*full_check=*/false});
+                                              /*full_check=*/false, settings.max_image_pixels});
   c.data_source = dataset.reader().source();
   c.dataset_samples = static_cast<std::int64_t>(*dataset.size());
   if (c.sizes.batch_size > c.dataset_samples)
@@ -204,6 +206,10 @@ void prepare(PreparedConfig& c) {
   c.sizes.warmup = warmup_steps_for(c.config, c.sizes.warmup);
   Dataset dataset = load_dataset(c);
   plan_devices(c);
+  // Refused before the model is built when its estimate cannot fit the device's free memory.
+  if (c.config.device == DeviceKind::Cuda)
+    if (const auto why = device_memory_refusal(c.config, settings, static_cast<double>(cuda_device_memory(0).free_bytes)))
+      throw std::runtime_error(*why);
   if (c.config.graph) c.graph = std::make_unique<CudaGraphStep>(c.plan.device);
   c.model = c.workload->make_model_with(model_techniques(c.config));
   c.model.module->to(c.plan.device);
@@ -270,6 +276,8 @@ nlohmann::json describe_run(const PreparedConfig& c, const TrainingRun& run) {
   workload_json["data_source"] = c.data_source;
   if (const std::int64_t tokens = c.workload->tokens_per_sample(); tokens > 0) workload_json["tokens_per_sample"] = tokens;
   workload_json["parameters"] = c.model.parameter_count();
+  if (const auto estimate = c.workload->memory_estimate(c.config, c.sizes.batch_size))
+    workload_json["memory_estimate"] = estimate->to_json();
   workload_json["workers"] = settings.workers;
   result["workload"] = workload_json;
   const auto& step_ms = c.probes.timer->step_ms();
@@ -324,7 +332,10 @@ nlohmann::json collect(PreparedConfig& c, const TrainingRun& run) {
   // saves the host's.
   if (auto* adam = dynamic_cast<MultiTensorAdam*>(c.optimizer.get())) adam->read_step_counts_from_device();
   CheckpointCheck checkpoint;
-  if (reporting) {
+  // --checkpoint-check off, or a round trip this workload already made (once): said in the row.
+  const std::string skipped = c.settings->checkpoint_policy == CheckpointPolicy::Off ? "off (--checkpoint-check off)"
+                                                                                      : c.settings->checkpoint_skip_reason;
+  if (reporting && skipped.empty()) {
     const PrivateDir checkpoint_dir(c.settings->scratch_dir);
     checkpoint = check_checkpoint_round_trip(*c.workload, c.model, *c.optimizer, run.last_batch.data,
                                              checkpoint_dir.file("checkpoint.pt"), c.config.channels_last,
@@ -363,8 +374,8 @@ nlohmann::json collect(PreparedConfig& c, const TrainingRun& run) {
   if (gathered) result["ddp"] = gathered->ddp;
   result["optimizer_steps_skipped"] = run.optimizer_steps_skipped;
   result["placement"] = placement_json(c, run);
-  if (reporting) result["checkpoint"] = checkpoint.to_json();
-  if (reporting && (!checkpoint.parameters_equal || !checkpoint.outputs_equal)) {
+  if (reporting) result["checkpoint"] = skipped.empty() ? checkpoint.to_json() : nlohmann::json{{"done", false}, {"reason", skipped}};
+  if (reporting && skipped.empty() && (!checkpoint.parameters_equal || !checkpoint.outputs_equal)) {
     // Keep the measurements: the row says what broke and still shows the numbers.
     result["status"] = "failed";
     result["reason"] = "checkpoint round trip failed: " + checkpoint.mismatch;

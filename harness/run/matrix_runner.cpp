@@ -13,6 +13,7 @@
 #include "profile/trace_span_json.h"
 #include "run/child_process.h"
 #include "run/config_runner.h"
+#include "workloads/workload.h"
 #include "io/json_text.h"
 
 namespace gpubench {
@@ -53,7 +54,7 @@ RankReport report_of(const RankExit& exit, const nlohmann::json& row) {
 // launcher). Rank 0's result is the row when every rank succeeded; otherwise the config
 // fails with each failed rank's reason.
 nlohmann::json run_ddp_config(const MatrixRun& run, RankLauncher& ranks, std::size_t index, const Config& config,
-                              const PrivateDir& exchange, MatrixOutput& output) {
+                              const std::vector<std::string>& extra, const PrivateDir& exchange, MatrixOutput& output) {
   const std::string base = exchange.file("config" + std::to_string(index));
   const auto result_path = [&](int rank) { return base + ".rank" + std::to_string(rank) + ".json"; };
   const std::string trace_path = base + ".trace";
@@ -65,6 +66,7 @@ nlohmann::json run_ddp_config(const MatrixRun& run, RankLauncher& ranks, std::si
   launch.argv_for_rank = [&](int rank) {
     std::vector<std::string> argv = run.child_command;
     argv.insert(argv.end(), {"--child-config", config.id(), "--child-result", result_path(rank)});
+    argv.insert(argv.end(), extra.begin(), extra.end());
     if (run.collect_trace && rank == 0) argv.insert(argv.end(), {"--child-trace", trace_path});
     return argv;
   };
@@ -113,11 +115,12 @@ nlohmann::json run_ddp_config(const MatrixRun& run, RankLauncher& ranks, std::si
 // A single-process config in its child; the child's result and trace come back through
 // `exchange`, which only this user can write.
 nlohmann::json run_single_config(const MatrixRun& run, std::size_t index, const Config& config,
-                                 const PrivateDir& exchange, MatrixOutput& output) {
+                                 const std::vector<std::string>& extra, const PrivateDir& exchange, MatrixOutput& output) {
   const std::string result_path = exchange.file("config" + std::to_string(index) + ".json");
   const std::string trace_path = result_path + ".trace";
   std::vector<std::string> argv = run.child_command;
   argv.insert(argv.end(), {"--child-config", config.id(), "--child-result", result_path});
+  argv.insert(argv.end(), extra.begin(), extra.end());
   if (run.collect_trace) argv.insert(argv.end(), {"--child-trace", trace_path});
   const ChildOutcome outcome = run_child_process(argv, run.settings.config_timeout_s);
   nlohmann::json row = child_row(config, outcome, read_child_result(result_path));
@@ -130,6 +133,22 @@ nlohmann::json run_single_config(const MatrixRun& run, std::size_t index, const 
   row["memory"]["host_peak_rss_bytes"] = outcome.peak_rss_bytes;
   row["child_wall_s"] = outcome.wall_s;
   return row;
+}
+
+// What this config's child does about the checkpoint round trip (RunSettings::
+// checkpoint_policy): nothing to add, or the hidden flag that skips it with the reason.
+// `checked` holds, per workload, the config that made it (for `once`).
+std::vector<std::string> checkpoint_args(const Config& config, const RunSettings& settings,
+                                         const std::map<std::string, std::string>& checked) {
+  CheckpointPolicy policy = settings.checkpoint_policy;
+  if (policy == CheckpointPolicy::Auto) {
+    const auto parameters = make_workload(config.workload)->declared_parameters();
+    policy = parameters && *parameters >= kCheckpointEveryBelowParameters ? CheckpointPolicy::Once : CheckpointPolicy::Every;
+  }
+  const auto done = checked.find(config.workload);
+  if (policy != CheckpointPolicy::Once || done == checked.end()) return {};
+  return {"--child-skip-checkpoint", "once per workload (--checkpoint-check " + to_string(settings.checkpoint_policy) +
+                                         "): made in " + done->second};
 }
 
 }  // namespace
@@ -192,21 +211,25 @@ MatrixOutput run_matrix(const MatrixRun& run, const std::function<void(std::size
   MatrixOutput output;
   const PrivateDir exchange;
   std::shared_ptr<RankLauncher> ranks = run.ranks;
+  std::map<std::string, std::string> checkpointed;  // workload -> the config whose row made the round trip
   for (std::size_t index = 0; index < run.configs.size(); ++index) {
     const Config& config = run.configs[index];
     nlohmann::json row;
-    std::optional<std::string> reason = skip_reason(config, run.machine);
+    std::optional<std::string> reason = skip_reason(config, run.machine, run.settings);
     if (const auto left_out = run.left_out.find(config.id()); !reason && left_out != run.left_out.end())
       reason = left_out->second;
     if (!reason && ranks) reason = ranks->skip_reason(config);
+    const std::vector<std::string> extra = reason ? std::vector<std::string>{} : checkpoint_args(config, run.settings, checkpointed);
     if (reason) {
       row = status_row(config, "skipped", *reason);
     } else if (config.parallel == ParallelMode::Ddp) {
       if (!ranks) ranks = RankLauncher::from_environment(run.settings.comm_timeout_s);
-      row = run_ddp_config(run, *ranks, index, config, exchange, output);
+      row = run_ddp_config(run, *ranks, index, config, extra, exchange, output);
     } else {
-      row = run_single_config(run, index, config, exchange, output);
+      row = run_single_config(run, index, config, extra, exchange, output);
     }
+    if (row.value("checkpoint", nlohmann::json::object()).value("done", false) && !checkpointed.count(config.workload))
+      checkpointed[config.workload] = config.id();
     output.results.push_back(row);
     on_result(index, row);
     if (interrupt_signal() != 0) {

@@ -49,6 +49,12 @@ TEST(Ablation, EachPartAloneAndInTheStackWithItsNoise) {
   EXPECT_DOUBLE_EQ(scaling["efficiency"].get<double>(), 0.8);
 }
 
+TEST(Ablation, NoRecipeRowNoAblationEvenWhenItsPartsRan) {
+  const nlohmann::json results = {row("cnn/cpu/fp32", 100, 1000), row("cnn/cpu/fp32/channels-last", 140, 900),
+                                  row("cnn/cpu/fp32/adam-fused", 104, 1000)};
+  EXPECT_EQ(compute_ablations(matrix_with_recipes(), results), nlohmann::json::array());
+}
+
 TEST(Ablation, RowsThatDidNotRunGiveNoComparisonAndTheBlockSaysSo) {
   nlohmann::json results = {row("cnn/cpu/fp32/adam-fused/channels-last", 150, 900), row("cnn/cpu/fp32/channels-last", 140, 900)};
   results.push_back({{"config_id", "cnn/cpu/fp32"}, {"status", "failed"}, {"reason", "x"}});

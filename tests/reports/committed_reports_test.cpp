@@ -112,7 +112,7 @@ TEST(CommittedReports, TheCiBaselineHasTheConfigsCiPerfCheckRuns) {
     EXPECT_NE(std::find(ok.begin(), ok.end(), config), ok.end()) << config;
 }
 
-// The same-job runs behind the README's "What was measured": the verdicts quoted there
+// The same-job runs behind docs/ci.md's "What was measured": the verdicts quoted there
 // follow from the committed runs (a change to the run-level test that changes them shows).
 Verdict verdict_of(const CompareResult& result, const std::string& config_id) {
   for (const ConfigComparison& c : result.configs)

@@ -136,7 +136,7 @@ TEST(ReportFormat, TableAndMarkdownShowRowsReasonsAndSpeedups) {
                        row("mlp/cuda/fp32/pinned", "skipped", 0, 0)};
   report["results"][2]["reason"] = "no CUDA device: driver | missing";
   report["comparisons"] = compute_comparisons(report["results"]);
-  const std::string table = format_report(report, "table");
+  const std::string table = format_report(report, "table", 200);
   EXPECT_NE(table.find("mlp/cpu/fp32"), std::string::npos);
   EXPECT_NE(table.find("1000.0 [900.0-1100.0]"), std::string::npos) << table;
   EXPECT_NE(table.find("200.0 MiB (rss)"), std::string::npos) << table;

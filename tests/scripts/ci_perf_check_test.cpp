@@ -19,11 +19,11 @@ using test_support::run_command;
 const std::string kScript = std::string(GPUBENCH_SOURCE_DIR) + "/scripts/ci-perf-check.sh";
 
 // An executable wrapper that runs the matrix with `extra` flags after the script's own,
-// appending `name` to dir/order for each matrix run (`compare` runs as it is: the head
-// binary compares too).
+// appending `name` to dir/order for each matrix run (`compare` and `report` run as they are:
+// the head binary compares and draws too).
 std::string wrapper(const std::string& dir, const std::string& name, const std::string& extra = "") {
   const std::string path = dir + "/" + name;
-  std::ofstream(path) << "#!/bin/sh\n[ \"$1\" = compare ] && exec " << GPUBENCH_EXE << " \"$@\"\necho " << name
+  std::ofstream(path) << "#!/bin/sh\ncase $1 in compare | report) exec " << GPUBENCH_EXE << " \"$@\" ;; esac\necho " << name
                       << " >> " << dir << "/order\nexec " << GPUBENCH_EXE << " \"$@\" " << extra << "\n";
   chmod(path.c_str(), 0755);
   return path;
@@ -101,6 +101,10 @@ TEST(CiPerfCheck, SameJobPassesTheSameBuildAndFailsAnInjectedSlowdown) {
   for (const char* run : {"/aa/base/run-01.json", "/aa/base/run-03.json", "/aa/head/run-02.json"})
     EXPECT_TRUE(std::ifstream(dir + run).good()) << run;
   EXPECT_TRUE(std::ifstream(dir + "/aa/summary.md").good());
+  // The same verdict for the CI server's test view, and drawn (scripts/setup.sh installs Chart.js).
+  EXPECT_NE(read_text(dir + "/aa/junit.xml").find("<testcase"), std::string::npos);
+  EXPECT_EQ(read_text(dir + "/aa/junit.xml").find("<failure"), std::string::npos);
+  EXPECT_NE(read_text(dir + "/aa/compare.html").find("<!DOCTYPE html>"), std::string::npos) << aa.output;
   // ABBA: base,head then head,base, so that drift through the job is not one side's.
   const std::string order = read_text(dir + "/order");
   EXPECT_EQ(order.substr(order.size() - 30), "base\nhead\nhead\nbase\nbase\nhead\n") << order;
@@ -111,6 +115,8 @@ TEST(CiPerfCheck, SameJobPassesTheSameBuildAndFailsAnInjectedSlowdown) {
   EXPECT_NE(ab.output.find("alpha 0.05"), std::string::npos) << "compare flags after -- reach compare: " << ab.output;
   EXPECT_NE(ab.output.find("**REGRESSION**"), std::string::npos) << ab.output;
   EXPECT_NE(ab.output.find("| 3/3 |"), std::string::npos) << "three runs a side: " << ab.output;
+  EXPECT_NE(read_text(dir + "/ab/junit.xml").find("type=\"regression\""), std::string::npos);
+  EXPECT_TRUE(std::ifstream(dir + "/ab/compare.html").good()) << "a regression is drawn too: " << ab.output;
 }
 
 TEST(CiPerfCheck, BaselineModeTakesAReportOrADirectoryOfRuns) {

@@ -54,10 +54,9 @@ TensorDataset make_markov_token_stream(std::int64_t sequences, std::int64_t seq_
   return TensorDataset(inputs, targets, "synthetic(seed=" + std::to_string(seed) + ")");
 }
 
-std::vector<std::uint16_t> make_skewed_markov_tokens(std::int64_t length, std::int64_t vocab, std::uint64_t seed) {
-  if (vocab > 65536) throw std::invalid_argument("make_skewed_markov_tokens: vocabulary " + std::to_string(vocab) + " does not fit uint16");
+std::vector<std::uint32_t> make_skewed_markov_tokens(std::int64_t length, std::int64_t vocab, std::uint64_t seed) {
   const std::vector<std::int64_t> stream = markov_stream(length, vocab, seed, /*skewed=*/true);
-  return std::vector<std::uint16_t>(stream.begin(), stream.end());
+  return std::vector<std::uint32_t>(stream.begin(), stream.end());
 }
 
 }  // namespace gpubench

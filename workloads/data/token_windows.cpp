@@ -18,55 +18,63 @@ namespace gpubench {
 namespace {
 
 
-// Where the tokens live: a mapped file or a vector. check() throws if they went bad.
+// Where the tokens live: a mapped file or a vector, of uint16 or uint32 ids. check()
+// throws if they went bad.
+template <class Token>
 class TokenStore {
  public:
   virtual ~TokenStore() = default;
-  virtual const std::uint16_t* data() const = 0;
+  virtual const Token* data() const = 0;
   virtual std::int64_t count() const = 0;
   virtual void check() const {}
   virtual std::string describe() const = 0;
 };
 
-class MemoryTokens final : public TokenStore {
+class MemoryTokens final : public TokenStore<std::uint32_t> {
  public:
-  explicit MemoryTokens(std::vector<std::uint16_t> tokens) : tokens_(std::move(tokens)) {}
-  const std::uint16_t* data() const override { return tokens_.data(); }
+  explicit MemoryTokens(std::vector<std::uint32_t> tokens) : tokens_(std::move(tokens)) {}
+  const std::uint32_t* data() const override { return tokens_.data(); }
   std::int64_t count() const override { return static_cast<std::int64_t>(tokens_.size()); }
   std::string describe() const override { return "synthetic"; }
 
  private:
-  std::vector<std::uint16_t> tokens_;
+  std::vector<std::uint32_t> tokens_;
 };
 
-class MappedTokenFile final : public TokenStore {
+template <class Token>
+class MappedTokenFile final : public TokenStore<Token> {
  public:
-  explicit MappedTokenFile(std::string path) : path_(std::move(path)) {
+  MappedTokenFile(std::string path, const std::string& label) : path_(std::move(path)) {
+    const std::string what = label + "='" + path_ + "'";
     fd_ = ::open(path_.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);  // O_NONBLOCK: a FIFO must not hang the open
-    if (fd_ < 0) throw UsageError("--data gpt2='" + path_ + "' cannot be opened: " + std::strerror(errno));
+    if (fd_ < 0) throw UsageError(what + " cannot be opened: " + std::strerror(errno));
     struct stat info {};
     if (::fstat(fd_, &info) != 0 || !S_ISREG(info.st_mode)) {
       ::close(fd_);
-      throw UsageError("--data gpt2='" + path_ + "' is not a regular file: expected a nanoGPT train.bin");
+      throw UsageError(what + " is not a regular file: expected a token file (" + token_kind() + ")");
     }
     bytes_ = static_cast<std::int64_t>(info.st_size);
-    if (bytes_ % 2 != 0) {
+    if (bytes_ % static_cast<std::int64_t>(sizeof(Token)) != 0) {
       ::close(fd_);
-      throw UsageError("--data gpt2='" + path_ + "' has " + std::to_string(bytes_) +
-                       " bytes, an odd count: expected uint16 token ids (2 bytes each)");
+      throw UsageError(what + " has " + std::to_string(bytes_) + " bytes, not a multiple of " +
+                       std::to_string(sizeof(Token)) + ": expected " + token_kind());
     }
     if (bytes_ > 0) map_ = ::mmap(nullptr, static_cast<std::size_t>(bytes_), PROT_READ, MAP_SHARED, fd_, 0);
     if (map_ == MAP_FAILED) {
       ::close(fd_);
-      throw UsageError("--data gpt2='" + path_ + "' cannot be memory-mapped: " + std::strerror(errno));
+      throw UsageError(what + " cannot be memory-mapped: " + std::strerror(errno));
     }
   }
   ~MappedTokenFile() override {
     if (map_ != nullptr && map_ != MAP_FAILED) ::munmap(map_, static_cast<std::size_t>(bytes_));
     ::close(fd_);
   }
-  const std::uint16_t* data() const override { return static_cast<const std::uint16_t*>(map_); }
-  std::int64_t count() const override { return bytes_ / 2; }
+  static std::string token_kind() {
+    return sizeof(Token) == 2 ? "uint16 token ids (2 bytes each), as nanoGPT's train.bin"
+                              : "uint32 token ids (4 bytes each), for a vocabulary over 65536";
+  }
+  const Token* data() const override { return static_cast<const Token*>(map_); }
+  std::int64_t count() const override { return bytes_ / static_cast<std::int64_t>(sizeof(Token)); }
   // A read past a truncated mapping is SIGBUS: look before each batch (a file cut between
   // this look and the read still kills the config's process, and its row says so).
   void check() const override {
@@ -85,9 +93,10 @@ class MappedTokenFile final : public TokenStore {
   void* map_ = nullptr;
 };
 
+template <class Token>
 class TokenWindowReader final : public SampleReader {
  public:
-  TokenWindowReader(std::shared_ptr<const TokenStore> store, const TokenWindowOptions& options)
+  TokenWindowReader(std::shared_ptr<const TokenStore<Token>> store, const TokenWindowOptions& options)
       : store_(std::move(store)), options_(options), starts_(store_->count() - (options.context + 1) + 1) {}
 
   torch::data::Example<> read_batch(c10::ArrayRef<std::size_t> indices) const override {
@@ -97,7 +106,7 @@ class TokenWindowReader final : public SampleReader {
     auto targets = torch::empty({count, options_.context}, torch::kInt64);
     for (std::int64_t b = 0; b < count; ++b) {
       const std::int64_t start = window_start(indices[static_cast<std::size_t>(b)]);
-      const std::uint16_t* window = store_->data() + start;
+      const Token* window = store_->data() + start;
       auto* in = inputs[b].data_ptr<std::int64_t>();
       auto* out = targets[b].data_ptr<std::int64_t>();
       for (std::int64_t t = 0; t <= options_.context; ++t) {
@@ -126,13 +135,14 @@ class TokenWindowReader final : public SampleReader {
     return static_cast<std::int64_t>(seed_mix(options_.seed ^ seed_mix(index)) % static_cast<std::uint64_t>(starts_));
   }
 
-  std::shared_ptr<const TokenStore> store_;
+  std::shared_ptr<const TokenStore<Token>> store_;
   TokenWindowOptions options_;
   std::int64_t starts_;  // positions a window can start at
 };
 
 // The first id >= vocab, scanned in chunks on every core; -1 when there is none.
-std::int64_t first_id_out_of_range(const std::uint16_t* tokens, std::int64_t count, std::int64_t vocab) {
+template <class Token>
+std::int64_t first_id_out_of_range(const Token* tokens, std::int64_t count, std::int64_t vocab) {
   const unsigned threads = std::max(1u, std::min<unsigned>(std::thread::hardware_concurrency(), 16));
   const std::int64_t chunk = (count + threads - 1) / threads;
   std::vector<std::int64_t> found(threads, -1);
@@ -140,7 +150,7 @@ std::int64_t first_id_out_of_range(const std::uint16_t* tokens, std::int64_t cou
   for (unsigned t = 0; t < threads; ++t)
     pool.emplace_back([&, t] {
       const std::int64_t begin = std::min<std::int64_t>(count, t * chunk), end = std::min<std::int64_t>(count, begin + chunk);
-      const auto* bad = std::find_if(tokens + begin, tokens + end, [vocab](std::uint16_t id) { return id >= vocab; });
+      const auto* bad = std::find_if(tokens + begin, tokens + end, [vocab](Token id) { return id >= vocab; });
       if (bad != tokens + end) found[t] = bad - tokens;
     });
   for (auto& thread : pool) thread.join();
@@ -149,30 +159,38 @@ std::int64_t first_id_out_of_range(const std::uint16_t* tokens, std::int64_t cou
   return -1;
 }
 
-void check_length(const TokenStore& store, const TokenWindowOptions& options, const std::string& what) {
+template <class Token>
+void check_length(const TokenStore<Token>& store, const TokenWindowOptions& options, const std::string& what) {
   if (store.count() < options.context + 1)
     throw UsageError(what + " holds " + std::to_string(store.count()) + " tokens, fewer than one window of " +
                      std::to_string(options.context + 1) + " (context + 1)");
 }
 
-}  // namespace
-
-std::shared_ptr<const SampleReader> open_token_file(const std::string& path, const TokenWindowOptions& options) {
-  auto file = std::make_shared<MappedTokenFile>(path);
-  const std::string what = "--data gpt2='" + path + "'";
+template <class Token>
+std::shared_ptr<const SampleReader> open_token_file_of(const std::string& path, const TokenWindowOptions& options) {
+  auto file = std::make_shared<MappedTokenFile<Token>>(path, options.data_flag);
+  const std::string what = options.data_flag + "='" + path + "'";
   check_length(*file, options, what);
   if (options.full_check)
     if (const std::int64_t bad = first_id_out_of_range(file->data(), file->count(), options.vocab); bad >= 0)
       throw UsageError(what + " has token id " + std::to_string(file->data()[bad]) + " at token " + std::to_string(bad) +
-                       ": expected ids below the vocabulary (" + std::to_string(options.vocab) + ")");
-  return std::make_shared<TokenWindowReader>(std::move(file), options);
+                       " (byte offset " + std::to_string(bad * static_cast<std::int64_t>(sizeof(Token))) +
+                       "): expected ids below the vocabulary (" + std::to_string(options.vocab) + ")");
+  return std::make_shared<TokenWindowReader<Token>>(std::move(file), options);
 }
 
-std::shared_ptr<const SampleReader> synthetic_token_windows(std::vector<std::uint16_t> tokens,
+}  // namespace
+
+std::shared_ptr<const SampleReader> open_token_file(const std::string& path, const TokenWindowOptions& options) {
+  if (options.token_bytes == 4) return open_token_file_of<std::uint32_t>(path, options);
+  return open_token_file_of<std::uint16_t>(path, options);
+}
+
+std::shared_ptr<const SampleReader> synthetic_token_windows(std::vector<std::uint32_t> tokens,
                                                             const TokenWindowOptions& options) {
-  auto store = std::make_shared<MemoryTokens>(std::move(tokens));
+  std::shared_ptr<const TokenStore<std::uint32_t>> store = std::make_shared<MemoryTokens>(std::move(tokens));
   check_length(*store, options, "the synthetic token stream");
-  return std::make_shared<TokenWindowReader>(std::move(store), options);
+  return std::make_shared<TokenWindowReader<std::uint32_t>>(std::move(store), options);
 }
 
 }  // namespace gpubench

@@ -14,20 +14,25 @@ struct TokenWindowOptions {
   std::uint64_t seed = 0;     // where the windows start
   std::int64_t vocab = 0;     // every id must be below it
   bool full_check = true;     // scan every id now (else only the size)
+  // A file's ids: 2 bytes (nanoGPT's uint16 train.bin) for a vocabulary of at most 65536,
+  // 4 (uint32, the same layout) for a larger one, such as Llama 3's 128256.
+  int token_bytes = 2;
+  std::string data_flag = "--data gpt2";  // how the user named the file, for messages
 };
 
-// Random windows of a uint16 token stream, as nanoGPT's get_batch: sample i starts at a
+// Random windows of a token stream, as nanoGPT's get_batch: sample i starts at a
 // position drawn from (seed, i), its input the window's first `context` tokens and its
 // target the same shifted by one (int64). Each window's ids are checked as it is read.
 
 // A nanoGPT train.bin (uint16 ids in the machine's byte order, as numpy's tofile writes
-// them), memory-mapped. Refused up front (UsageError naming the file): not a regular file,
-// an odd byte count, fewer tokens than one window, an id >= vocab (full_check). A file that
+// them), or its uint32 twin (token_bytes 4), memory-mapped. Refused up front (UsageError
+// naming the file): not a regular file, a byte count that is not a whole number of ids,
+// fewer tokens than one window, an id >= vocab, named with its byte offset (full_check). A file that
 // shrinks or holds a bad id mid-run fails the read with a std::runtime_error naming it.
 std::shared_ptr<const SampleReader> open_token_file(const std::string& path, const TokenWindowOptions& options);
 
 // The same windows over a stream held in memory (the synthetic data).
-std::shared_ptr<const SampleReader> synthetic_token_windows(std::vector<std::uint16_t> tokens,
+std::shared_ptr<const SampleReader> synthetic_token_windows(std::vector<std::uint32_t> tokens,
                                                             const TokenWindowOptions& options);
 
 }  // namespace gpubench

@@ -2,9 +2,11 @@
 // report schema, with NVTX ranges recorded by a test injection library and a trace file.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 
 #include <nlohmann/json.hpp>
 
@@ -156,6 +158,35 @@ TEST(MatrixRunCheckpoint, ACheckpointThatCannotBeWrittenIsAFailedRowSayingSo) {
   ASSERT_NE(cnn, nullptr);
   EXPECT_EQ((*cnn)["status"], "ok") << (*cnn).dump();
   std::filesystem::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace gpubench
+
+namespace gpubench {
+namespace {
+
+// `--format table` fits the terminal: $COLUMNS when set (80 when nothing says, as through this
+// pipe); standard output alone is checked (progress goes to stderr).
+TEST(MatrixRunTable, TheTableFitsTheColumnsItIsGiven) {
+  const std::string dir = test_support::make_temp_dir("matrix-table");
+  const auto table_at = [&](const std::string& columns) {
+    return test_support::run_command("(env " + columns + " CUDA_VISIBLE_DEVICES= " + GPUBENCH_EXE +
+                                     " --matrix mlp/cpu/fp32,mlp/cpu/bf16,mlp/cuda/fp32 --steps 2 --warmup 0 --format "
+                                     "table --out " + dir + "/report.json 2>/dev/null)");
+  };
+  for (const std::string& columns : {std::string("-u COLUMNS"), std::string("COLUMNS=120"), std::string("COLUMNS=200")}) {
+    const auto run = table_at(columns);
+    ASSERT_EQ(run.exit_code, 0) << run.output;
+    const std::size_t width = columns == "-u COLUMNS" ? 80 : std::stoul(columns.substr(8));
+    std::istringstream lines(run.output);
+    for (std::string line; std::getline(lines, line);) {  // characters, not bytes ("·" is two)
+      const auto shown = std::count_if(line.begin(), line.end(), [](char c) { return (c & 0xC0) != 0x80; });
+      EXPECT_LE(static_cast<std::size_t>(shown), width) << columns << ": " << line;
+    }
+    EXPECT_NE(run.output.find("mlp/cpu/bf16"), std::string::npos) << run.output;
+    EXPECT_EQ(run.output.find("hidden at") == std::string::npos, width == 200) << columns << ":\n" << run.output;
+  }
 }
 
 }  // namespace

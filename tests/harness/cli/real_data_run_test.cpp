@@ -115,8 +115,8 @@ TEST(RealData, BadDataIsRefusedUpFrontNamingTheFile) {
   }
   const auto tokens = run_command(std::string(GPUBENCH_EXE) + " --matrix gpt2/cpu/fp32 --data " + bin + " --out /dev/null");
   EXPECT_EQ(tokens.exit_code, 2) << tokens.output;
-  EXPECT_NE(tokens.output.find("--data gpt2='" + bin + "' has token id 60000 at token 1500: expected ids below the "
-                               "vocabulary (50304)"),
+  EXPECT_NE(tokens.output.find("--data gpt2='" + bin + "' has token id 60000 at token 1500 (byte offset 3000): expected "
+                               "ids below the vocabulary (50304)"),
             std::string::npos)
       << tokens.output;
   const auto short_file = run_command(std::string(GPUBENCH_EXE) + " --matrix gpt2/cpu/fp32 --data gpt2=" +

@@ -67,7 +67,7 @@ TEST_F(TokenFileTest, WindowsAreTheFilesTokensWithTargetsShiftedByOne) {
 
 TEST_F(TokenFileTest, BadFilesAreRefusedUpFrontNamingTheFileAndTheProblem) {
   write(std::vector<std::uint16_t>(2000, 1), 1);
-  EXPECT_NE(usage_error(path_, options_).find("has 4001 bytes, an odd count"), std::string::npos);
+  EXPECT_NE(usage_error(path_, options_).find("has 4001 bytes, not a multiple of 2"), std::string::npos);
   write(std::vector<std::uint16_t>(128, 1));
   EXPECT_NE(usage_error(path_, options_).find("holds 128 tokens, fewer than one window of 129"), std::string::npos)
       << usage_error(path_, options_);
@@ -108,12 +108,37 @@ TEST_F(TokenFileTest, AFileThatShrinksOrHoldsABadIdMidRunFailsTheReadNamingIt) {
   }
 }
 
+// A vocabulary over 65536 (Llama 3's 128256) takes 4-byte ids: read as uint32, an id at or
+// above the vocabulary refused naming the file, the token and its byte offset.
+TEST_F(TokenFileTest, LargeVocabulariesReadUint32IdsAndNameABadOnesOffset) {
+  std::vector<std::uint32_t> tokens(3000);
+  for (std::size_t i = 0; i < tokens.size(); ++i) tokens[i] = static_cast<std::uint32_t>(100000 + i % 28000);
+  const auto write32 = [&] {
+    std::ofstream out(path_, std::ios::binary | std::ios::trunc);
+    out.write(reinterpret_cast<const char*>(tokens.data()), static_cast<std::streamsize>(tokens.size() * 4));
+  };
+  write32();
+  TokenWindowOptions wide{16, 64, 3, 128256, true};
+  wide.token_bytes = 4;
+  wide.data_flag = "--data smol";
+  const auto batch = open_token_file(path_, wide)->read_batch(std::vector<std::size_t>{0, 1});
+  EXPECT_GE(batch.data.min().item<std::int64_t>(), 100000);
+  EXPECT_EQ(batch.data.sizes(), (std::vector<std::int64_t>{2, 64}));
+  tokens[1234] = 128256;
+  write32();
+  EXPECT_NE(usage_error(path_, wide).find("--data smol='" + path_ + "' has token id 128256 at token 1234 (byte offset 4936)"),
+            std::string::npos)
+      << usage_error(path_, wide);
+  std::ofstream(path_, std::ios::binary | std::ios::app) << 'x';
+  EXPECT_NE(usage_error(path_, wide).find("not a multiple of 4"), std::string::npos) << usage_error(path_, wide);
+}
+
 TEST(SyntheticTokenWindows, GptTwoSizedStreamIsInVocabularySkewedAndRepeatable) {
   const auto tokens = make_skewed_markov_tokens(200000, 50257, 3);
   EXPECT_EQ(tokens, make_skewed_markov_tokens(200000, 50257, 3));
   EXPECT_NE(tokens, make_skewed_markov_tokens(200000, 50257, 4));
   std::int64_t low = 0;
-  for (const std::uint16_t id : tokens) {
+  for (const std::uint32_t id : tokens) {
     ASSERT_LT(id, 50257);
     low += id < 5026 ? 1 : 0;
   }

@@ -1,0 +1,225 @@
+// One report: environment, every row, and charts of throughput, step phases, memory, what
+// each technique bought (and each recipe's ablation), loss curves.
+'use strict';
+(function() {
+const G = window.gpubench;
+const f = G.fmt;
+
+function environment(root, data) {
+  const section = G.section(root, 'Environment');
+  G.table(section, null, data.env.map(([label, value]) => [{text: label, class: 'id'}, value]));
+}
+
+function rowsTable(root, data) {
+  const section = G.section(
+      root, 'Configurations',
+      'samples/s and tokens/s: median [p10–p90] over measured steps. Phases: share of a step (CUDA rows: the device ' +
+          'timeline). Peak memory: the device peak where measured, else host RSS.');
+  const rows = data.rows.map(
+      (r) =>
+          [{text: r.id, class: 'id'},
+           {text: r.status, class: G.statusClass(r.status)},
+           {text: r.cells.samples_per_s, class: 'num'},
+           {text: f.spread(r.tokens_per_s, f.num), class: 'num'},
+           {text: r.cells.step_ms, class: 'num'},
+           {text: r.cells.utilization, class: 'wrap'},
+           r.cells.phases,
+           {text: r.cells.peak_memory, class: 'num'},
+           r.cells.loss,
+           r.cells.speedup,
+           {text: r.status === 'ok' ? r.verdict.text || '-' : r.reason, class: 'wrap'},
+           {text: r.warnings.join('; '), class: 'wrap'},
+  ]);
+  G.table(
+      section,
+      [
+        'config', 'status', 'samples/s', 'tokens/s', 'step ms', 'TF/s · MFU', 'phases', 'peak memory', 'loss',
+        'speedup', 'verdict / reason', 'warnings'
+      ],
+      rows);
+}
+
+function throughputChart(section, ok, key, unit) {
+  const rows = ok.filter((r) => r[key]);
+  if (!rows.length) return;
+  const labels = rows.map((r) => r.id);
+  G.chart(
+      section, unit + ' per config',
+      G.hbar(
+          labels,
+          [
+            {label: 'median ' + unit, data: rows.map((r) => r[key].median), backgroundColor: G.color(0, 0.75)},
+            {
+              label: 'p10–p90',
+              data: rows.map((r) => [r[key].p10, r[key].p90]),
+              backgroundColor: 'rgba(30,30,30,0.55)',
+              grouped: false,
+              barPercentage: 0.25
+            },
+          ],
+          unit),
+      G.rowsHeight(rows.length));
+}
+
+function phasesChart(section, ok) {
+  const rows = ok.filter((r) => r.phases.length);
+  if (!rows.length) return;
+  const names = [];
+  for (const r of rows)
+    for (const [name] of r.phases)
+      if (!names.includes(name)) names.push(name);
+  const datasets = names.map((name, i) => ({
+                               label: name,
+                               backgroundColor: G.color(i, 0.85),
+                               data: rows.map((r) => {
+                                 const p = r.phases.find(([n]) => n === name);
+                                 return p ? p[1] : 0;
+                               }),
+                             }));
+  const labels = rows.map((r) => r.id + (r.phase_source === 'device' ? ' (device)' : ''));
+  const config = G.hbar(labels, datasets, 'median ms per step');
+  config.options.scales.x.stacked = true;
+  config.options.scales.y.stacked = true;
+  G.chart(section, 'step phases', config, G.rowsHeight(rows.length));
+}
+
+function memoryChart(section, ok) {
+  const kinds = [
+    ['host_peak_rss_bytes', 'host peak RSS'], ['cuda_peak_allocated_bytes', 'CUDA peak allocated'],
+    ['cuda_peak_reserved_bytes', 'CUDA peak reserved']
+  ];
+  const present = kinds.filter(([key]) => ok.some((r) => G.isNumber(r.memory[key])));
+  if (!present.length) return;
+  const datasets = present.map(([key, label], i) => ({
+                                 label,
+                                 backgroundColor: G.color(i, 0.8),
+                                 data: ok.map((r) => f.mib(r.memory[key])),
+                               }));
+  G.chart(
+      section, 'memory peaks', G.hbar(ok.map((r) => r.id), datasets, 'MiB'),
+      G.rowsHeight(ok.length, 14 + 8 * present.length));
+}
+
+const ciText = (c) =>
+    c && c.speedup_ci95 ? ' [' + f.ratio(c.speedup_ci95[0]) + '–' + f.ratio(c.speedup_ci95[1]) + ']' : '';
+
+function ratioChart(section, name, labels, items) {
+  const config = G.hbar(
+      labels,
+      [
+        {
+          label: 'speedup (samples/s ratio)',
+          backgroundColor: G.color(0, 0.8),
+          data: items.map((c) => c ? c.speedup : null)
+        },
+        {label: 'memory ratio', backgroundColor: G.color(1, 0.8), data: items.map((c) => c ? c.memory_ratio : null)},
+      ],
+      '× the baseline (1 = no change)', {
+        plugins: {
+          tooltip: {
+            callbacks: {
+              label: (ctx) => {
+                const c = items[ctx.dataIndex];
+                return ctx.dataset.label + ': ' + f.ratio(ctx.raw) + (ctx.datasetIndex === 0 ? ciText(c) : '');
+              }
+            }
+          }
+        },
+      });
+  G.chart(section, name, config, G.rowsHeight(labels.length, 34));
+}
+
+function techniques(root, data) {
+  if (!data.techniques.length) return;
+  const section = G.section(
+      root, 'What each technique bought',
+      'Each comparison: a row against the same row without the technique (speedup = ratio of median samples/s; ' +
+          'memory ratio on the memory both measured).');
+  ratioChart(section, 'techniques', data.techniques.map((c) => c.kind + ': ' + c.candidate), data.techniques);
+  G.table(
+      section, ['kind', 'candidate', 'baseline', 'speedup', 'memory ratio', 'memory metric', 'loss ratio'],
+      data.techniques.map(
+          (c) =>
+              [c.kind, {text: c.candidate, class: 'id'}, {text: c.baseline, class: 'id'},
+               {text: f.ratio(c.speedup), class: 'num'}, {text: f.ratio(c.memory_ratio), class: 'num'}, c.memory_metric,
+               {text: f.ratio(c.loss_ratio), class: 'num'}]));
+}
+
+function ablations(root, data) {
+  if (!data.ablations.length) return;
+  const section = G.section(
+      root, 'What each part of a recipe buys (ablation)',
+      'Per part: alone = the plain config plus the part, against the plain config; in the stack = the recipe against ' +
+          'the recipe without the part. Brackets: the speedup\'s 95% interval from both rows\' median intervals.');
+  for (const group of data.ablations) {
+    section.append(G.el('h3', null, 'recipe ' + group.recipe));
+    if (group.whole)
+      section.append(G.el(
+          'p', null,
+          'whole recipe: ' + f.ratio(group.whole.speedup) + ciText(group.whole) + ', memory ' +
+              f.ratio(group.whole.memory_ratio) + ' vs ' + group.whole.baseline));
+    const labels = [], items = [];
+    for (const part of group.parts) {
+      labels.push(part.part + ' (alone)', part.part + ' (in the stack)');
+      items.push(part.alone, part.in_stack);
+    }
+    if (group.whole) {
+      labels.push('whole recipe');
+      items.push(group.whole);
+    }
+    if (labels.length) ratioChart(section, 'ablation ' + group.recipe, labels, items);
+    for (const s of group.scaling)
+      section.append(G.el(
+          'p', null,
+          s.candidate + ': ' + f.ratio(s.speedup) + ' the recipe on ' + s.ranks + ' ranks, scaling efficiency ' +
+              f.pct(s.efficiency)));
+  }
+}
+
+function lossChart(section, ok) {
+  const rows = ok.filter((r) => r.loss.values.length);
+  if (!rows.length) return;
+  const datasets = rows.map((r, i) => ({
+                              label: r.id,
+                              borderColor: G.color(i),
+                              backgroundColor: G.color(i),
+                              borderWidth: 1.5,
+                              pointRadius: 0,
+                              data: r.loss.values.map((y, k) => ({x: k * r.loss.every, y})),
+                            }));
+  G.chart(
+      section, 'loss curves', {
+        type: 'line',
+        data: {datasets},
+        options: {
+          parsing: false,
+          scales: {x: {type: 'linear', title: G.axisTitle('step')}, y: {title: G.axisTitle('loss')}},
+          plugins: {legend: {position: 'top'}}
+        },
+      },
+      360);
+}
+
+G.pages.report = function(data, root) {
+  document.title = data.title;
+  root.append(G.el('h1', null, data.title));
+  root.append(G.el(
+      'p', {class: 'muted'},
+      data.counts.ok + ' ok, ' + data.counts.skipped + ' skipped, ' + data.counts.failed + ' failed · created ' +
+          (data.created_utc || '?') + ' UTC · ' + data.source));
+  environment(root, data);
+  rowsTable(root, data);
+  const ok = data.rows.filter((r) => r.status === 'ok');
+  if (ok.length) {
+    const section = G.section(root, 'Throughput, step phases, memory');
+    throughputChart(section, ok, 'samples_per_s', 'samples/s');
+    throughputChart(section, ok, 'tokens_per_s', 'tokens/s');
+    phasesChart(section, ok);
+    memoryChart(section, ok);
+  }
+  techniques(root, data);
+  ablations(root, data);
+  if (ok.length)
+    lossChart(G.section(root, 'Loss curves', 'Loss per measured step (every k-th step on long runs).'), ok);
+};
+})();

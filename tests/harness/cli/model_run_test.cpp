@@ -1,0 +1,119 @@
+// End to end: `--model NAME=PATH` makes a user's Hugging Face model (saved by transformers
+// with save_pretrained: tests/workloads/hf_family_reference.py, a ctest fixture) a workload
+// of the run, under the whole matrix; what gpubench cannot honour is exit 2 naming it.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+
+#include <nlohmann/json.hpp>
+
+#include "support/report_json.h"
+#include "support/run_command.h"
+#include "support/schema_validation.h"
+
+namespace gpubench {
+namespace {
+
+namespace fs = std::filesystem;
+using test_support::find_row;
+using test_support::run_command;
+
+std::string case_dir(const std::string& name) {
+  const char* root = std::getenv("GPUBENCH_FAMILY_REFERENCE_DIR");
+  return root == nullptr ? "" : std::string(root) + "/" + name;
+}
+
+#define REQUIRE_CASE(dir)                                                                     \
+  if ((dir).empty() || !fs::exists((dir) + "/config.json"))                                  \
+  GTEST_SKIP() << "the family references are not there: ctest runs hf_family_reference.py first"
+
+TEST(ModelRun, AConfigModelRunsTheWholeMatrixOnThisCpu) {
+  const std::string model = case_dir("llama_gqa_llama3_tied");
+  REQUIRE_CASE(model);
+  const std::string dir = test_support::make_temp_dir("model-run");
+  const auto run = run_command(std::string(GPUBENCH_EXE) + " --model smol=" + model +
+                               " --matrix all --workload smol --preset quick --steps 3 --warmup 1 --threads 1 "
+                               "--format json --out " + dir + "/report.json > /dev/null");
+  ASSERT_EQ(run.exit_code, 0) << run.output;
+  const auto report = test_support::read_json(dir + "/report.json");
+  EXPECT_EQ(test_support::schema_violations(report, GPUBENCH_REPORT_SCHEMA), "");
+  const auto ran = test_support::rows_that_ran(report);
+  for (const nlohmann::json* row : ran) {
+    EXPECT_EQ((*row)["workload"]["model_type"], "llama");
+    EXPECT_NE((*row)["workload"]["weights"].get<std::string>().find("model.safetensors"), std::string::npos);
+    EXPECT_GT((*row)["throughput"]["tokens_per_s"]["median"].get<double>(), 0);
+    EXPECT_NE((*row)["flops"]["convention"].get<std::string>().find("6 N + 12 L H Q T"), std::string::npos);
+  }
+  EXPECT_GE(ran.size(), 4u) << "fp32, bf16, ddp-2 and the CPU recipe at least";
+  const auto* fp32 = find_row(report, "smol/cpu/fp32");
+  ASSERT_NE(fp32, nullptr);
+  EXPECT_EQ((*fp32)["workload"]["seq_len"], 128) << "the config's context, under the 2048 cap";
+}
+
+TEST(ModelRun, CheckpointCheckOnceMakesTheRoundTripInTheFirstConfigOnly) {
+  const std::string model = case_dir("qwen2_qkv_bias");
+  REQUIRE_CASE(model);
+  const std::string dir = test_support::make_temp_dir("model-once");
+  const auto run = run_command(std::string(GPUBENCH_EXE) + " --model q=" + model +
+                               " --matrix q/cpu/fp32,q/cpu/fp32/adam-fused --checkpoint-check once --steps 2 "
+                               "--warmup 0 --seq-len 32 --format json --out " + dir + "/report.json > /dev/null");
+  ASSERT_EQ(run.exit_code, 0) << run.output;
+  const auto report = test_support::read_json(dir + "/report.json");
+  EXPECT_EQ(test_support::schema_violations(report, GPUBENCH_REPORT_SCHEMA), "");
+  EXPECT_TRUE((*find_row(report, "q/cpu/fp32"))["checkpoint"]["done"].get<bool>());
+  const auto& second = (*find_row(report, "q/cpu/fp32/adam-fused"))["checkpoint"];
+  EXPECT_FALSE(second["done"].get<bool>());
+  EXPECT_NE(second["reason"].get<std::string>().find("made in q/cpu/fp32"), std::string::npos) << second;
+  EXPECT_EQ((*find_row(report, "q/cpu/fp32"))["workload"]["seq_len"], 32);
+}
+
+TEST(ModelRun, WhatCannotBeHonouredIsExitTwoNamingIt) {
+  const std::string llama = case_dir("llama_gqa_llama3_untied"), gpt2 = case_dir("gpt2_gelu_new");
+  REQUIRE_CASE(llama);
+  const std::string dir = test_support::make_temp_dir("model-bad");
+  // A config the family code does not build (gemma), and weights of another model.
+  fs::create_directories(dir + "/gemma");
+  std::ofstream(dir + "/gemma/config.json") << R"({"model_type": "gemma", "architectures": ["GemmaForCausalLM"]})";
+  fs::create_directories(dir + "/mixed");
+  fs::copy_file(gpt2 + "/config.json", dir + "/mixed/config.json");
+  fs::copy_file(llama + "/model.safetensors", dir + "/mixed/model.safetensors");
+  std::ofstream tokens(dir + "/tokens.bin", std::ios::binary);
+  for (std::uint16_t id = 0; id < 600; ++id) {
+    const std::uint16_t value = id == 500 ? 101 : id % 100;  // one id at the vocabulary (101)
+    tokens.write(reinterpret_cast<const char*>(&value), 2);
+  }
+  tokens.close();
+  const std::string exe = GPUBENCH_EXE;
+  for (const auto& [args, fragment] : std::vector<std::pair<std::string, std::string>>{
+           {"--model x=/nonexistent --list", "neither a folder holding config.json nor a config.json file"},
+           {"--model g=" + dir + "/gemma --list", "model_type"},
+           {"--model m=" + dir + "/mixed --list", "do not match config.json"},
+           {"--model mlp=" + llama + " --list", "'mlp' is a built-in workload"},
+           {"--model a/b=" + llama + " --list", "expected NAME=PATH"},
+           {"--model s=" + llama + " --seq-len gpt2=64 --list", "gpt2 is nanoGPT's"},
+           {"--model s=" + llama + " --matrix s/cpu/fp32 --data s=" + dir + "/tokens.bin --seq-len 16 --out " + dir + "/r.json",
+            "has token id 101 at token 500 (byte offset 1000)"}}) {
+    const auto run = run_command(exe + " " + args);
+    EXPECT_EQ(run.exit_code, 2) << args << ": " << run.output;
+    EXPECT_NE(run.output.find(fragment), std::string::npos) << args << ": " << run.output;
+    EXPECT_EQ(run.output.find("frame #"), std::string::npos) << "no stack trace: " << run.output;
+  }
+}
+
+// The built-in llama's CPU rows do not fit a small machine: refused up front with the
+// estimate (a skipped row), never left to the OOM killer.
+TEST(ModelRun, LlamaOnAMachineTooSmallIsSkippedWithItsEstimate) {
+  const auto list = run_command(std::string(GPUBENCH_EXE) + " --list --matrix llama/cpu/fp32");
+  ASSERT_EQ(list.exit_code, 0) << list.output;
+  if (list.output.find("runs here") != std::string::npos) GTEST_SKIP() << "this machine holds ~60 GiB free: " << list.output;
+  EXPECT_NE(list.output.find("skip: needs ~60.0 GiB of host memory (weights, gradients and Adam state 18.4 GiB"),
+            std::string::npos)
+      << list.output;
+  const auto ckpt_off = run_command(std::string(GPUBENCH_EXE) + " --list --matrix llama/cpu/fp32 --checkpoint-check off");
+  EXPECT_NE(ckpt_off.output.find("needs ~41.6 GiB"), std::string::npos) << "no second copy: " << ckpt_off.output;
+}
+
+}  // namespace
+}  // namespace gpubench

@@ -1,0 +1,96 @@
+// `gpubench report --bencher` and `--github-benchmark`: the files checked against the
+// formats' field names (schemas in this folder, from Bencher's published BMF schema and
+// github-action-benchmark's BenchmarkResult type), values and bounds from the report.
+#include "reports/export/benchmark_exports.h"
+
+#include <gtest/gtest.h>
+
+#include "config/errors.h"
+#include "reports/compare/report_loader.h"
+#include "reports/html/synthetic_reports.h"
+#include "support/schema_validation.h"
+
+namespace gpubench {
+namespace {
+
+using nlohmann::json;
+
+const std::string kHere = GPUBENCH_SOURCE_DIR "/tests/reports/export";
+// Loaded in the tests, not at start-up: test discovery runs the binary, and a missing file
+// must fail a test, not the build.
+const json& quick() {
+  static const json report = load_report(GPUBENCH_SOURCE_DIR "/reports/examples/cpu-quick.json");
+  return report;
+}
+
+TEST(BencherMetricFormat, FitsTheFormatWithMediansAndP10P90Bounds) {
+  const json& kQuick = quick();
+  const json bmf = bencher_metric_format(kQuick, "cpu-quick.json");
+  EXPECT_EQ(test_support::schema_violations(bmf, kHere + "/bmf.schema.json"), "");
+  EXPECT_EQ(bmf.size(), 4u);                           // the ok rows
+  EXPECT_FALSE(bmf.contains("mlp/cuda/fp32/pinned"));  // skipped: no numbers
+  const json& rate = kQuick["results"][0]["throughput"]["samples_per_s"];
+  const json& mlp = bmf["mlp/cpu/fp32"];
+  EXPECT_EQ(mlp["samples-per-s"],
+            (json{{"value", rate["median"]}, {"lower_value", rate["p10"]}, {"upper_value", rate["p90"]}}));
+  EXPECT_EQ(mlp["step-ms"]["value"], kQuick["results"][0]["step_ms"]["median"]);
+  EXPECT_EQ(mlp["tflops-per-s"]["lower_value"], kQuick["results"][0]["throughput"]["tflops_per_s"]["p10"]);
+  EXPECT_EQ(mlp["host-peak-rss-bytes"], (json{{"value", kQuick["results"][0]["memory"]["host_peak_rss_bytes"]}}));
+}
+
+TEST(GithubBenchmark, FitsCustomBiggerIsBetterWithTheRangeFromP10P90) {
+  const json& kQuick = quick();
+  const json entries = github_benchmark_bigger_is_better(kQuick, "cpu-quick.json");
+  EXPECT_EQ(test_support::schema_violations(entries, kHere + "/github_benchmark.schema.json"), "");
+  ASSERT_EQ(entries.size(), 4u);
+  const json& rate = kQuick["results"][0]["throughput"]["samples_per_s"];
+  EXPECT_EQ(entries[0]["name"], "mlp/cpu/fp32 samples/s");
+  EXPECT_EQ(entries[0]["unit"], "samples/s");
+  EXPECT_EQ(entries[0]["value"], rate["median"]);
+  const double half = std::max(rate["median"].get<double>() - rate["p10"].get<double>(),
+                               rate["p90"].get<double>() - rate["median"].get<double>());
+  EXPECT_NEAR(std::stod(entries[0]["range"].get<std::string>().substr(3)), half, half * 1e-5);  // after "± "
+  EXPECT_NE(entries[0]["extra"].get<std::string>().find("p10 11027.1, p90 13069.9"), std::string::npos);
+}
+
+TEST(GithubBenchmark, AddsTokensPerSecondWhereMeasured) {
+  json report = test_support::synthetic_report(test_support::SyntheticSpec{});
+  report["results"][3]["throughput"]["tokens_per_s"] = {{"median", 5e4}, {"p10", 4.8e4}, {"p90", 5.2e4}, {"count", 30}};
+  const json entries = github_benchmark_bigger_is_better(report, "r.json");
+  EXPECT_EQ(test_support::schema_violations(entries, kHere + "/github_benchmark.schema.json"), "");
+  ASSERT_EQ(entries.size(), 5u);
+  EXPECT_EQ(entries[4]["name"], "gpt2/cpu/fp32/acc1 tokens/s");
+  EXPECT_EQ(entries[4]["range"], "± 2000");
+  EXPECT_EQ(bencher_metric_format(report, "r.json")["gpt2/cpu/fp32/acc1"]["tokens-per-s"]["upper_value"], 5.2e4);
+}
+
+// The schemas have teeth: a misspelt field, a measure that is no slug, a range the action
+// cannot parse are each refused.
+TEST(BenchmarkExports, SchemasRefuseWrongFieldNames) {
+  EXPECT_NE(test_support::schema_violations(json{{"b", {{"samples-per-s", {{"value", 1}, {"lower", 0}}}}}},
+                                            kHere + "/bmf.schema.json"),
+            "");
+  EXPECT_NE(
+      test_support::schema_violations(json{{"b", {{"samples_per_s", {{"value", 1}}}}}}, kHere + "/bmf.schema.json"),
+      "");
+  EXPECT_NE(test_support::schema_violations(json{{"b", {{"m", {{"lower_value", 1}}}}}}, kHere + "/bmf.schema.json"),
+            "");
+  const std::string github = kHere + "/github_benchmark.schema.json";
+  EXPECT_NE(test_support::schema_violations(json::array({{{"name", "n"}, {"value", 1}}}), github), "");  // no unit
+  EXPECT_NE(test_support::schema_violations(
+                json::array({{{"name", "n"}, {"unit", "u"}, {"value", 1}, {"ranges", "± 1"}}}), github),
+            "");
+  EXPECT_NE(test_support::schema_violations(
+                json::array({{{"name", "n"}, {"unit", "u"}, {"value", 1}, {"range", "p10 1"}}}), github),
+            "");
+}
+
+TEST(BenchmarkExports, RefuseAReportWithNoOkRow) {
+  json report = test_support::synthetic_report(test_support::SyntheticSpec{});
+  for (json& row : report["results"]) row["status"] = "failed";
+  EXPECT_THROW(bencher_metric_format(report, "r.json"), UsageError);
+  EXPECT_THROW(github_benchmark_bigger_is_better(report, "r.json"), UsageError);
+}
+
+}  // namespace
+}  // namespace gpubench

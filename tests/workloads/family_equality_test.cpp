@@ -1,0 +1,74 @@
+// A user's model by its config.json equals Hugging Face's: for each tiny case that
+// tests/workloads/hf_family_reference.py saved with transformers 5.17 (save_pretrained:
+// a real config.json and model.safetensors; GPT-2 with gelu_new, Llama with GQA and llama3
+// RoPE tied and untied, Qwen2 with its q/k/v biases, Mistral, the transformers 4.x RoPE
+// spelling, a padding row), gpubench reads the folder as `--model` does and gives the same
+// logits, loss and gradients (fp32, CPU, one thread, to 1e-5 relative).
+#include <cstdlib>
+#include <filesystem>
+#include <iostream>
+
+#include <gtest/gtest.h>
+
+#include "workloads/config_model.h"
+#include "workloads/formats/safetensors_file.h"
+#include "workloads/reference_weights.h"
+
+namespace gpubench {
+namespace {
+
+constexpr double kRelative = 1e-5;
+
+double relative_error(const torch::Tensor& actual, const torch::Tensor& expected) {
+  const double scale = expected.abs().max().item<double>();
+  const double error = (actual - expected).abs().max().item<double>();
+  return scale > 0 ? error / scale : error;
+}
+
+class FamilyEquality : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(FamilyEquality, LogitsLossAndGradientsEqualTransformers) {
+  const char* root = std::getenv("GPUBENCH_FAMILY_REFERENCE_DIR");
+  if (root == nullptr) GTEST_SKIP() << "GPUBENCH_FAMILY_REFERENCE_DIR is not set: ctest runs hf_family_reference.py first";
+  const std::string dir = std::string(root) + "/" + GetParam();
+  ASSERT_TRUE(std::filesystem::exists(dir + "/reference.safetensors")) << dir << ": the reference side did not run";
+  at::set_num_threads(1);  // as the reference side
+  const DecoderLmSpec spec = read_config_model(GetParam(), dir, std::nullopt, /*random_weights=*/false);
+  Model model = spec.make_model({});
+  const SafetensorsFile reference(dir + "/reference.safetensors");
+  const torch::Tensor ids = reference.stored_tensor("input_ids");
+  model.module->train();
+  const torch::Tensor logits = model.forward(ids);
+  EXPECT_LE(relative_error(logits, reference.tensor("logits")), kRelative) << "logits";
+  const auto vocab = logits.size(-1);
+  const torch::Tensor loss = torch::nn::functional::cross_entropy(
+      logits.narrow(1, 0, ids.size(1) - 1).reshape({-1, vocab}), ids.narrow(1, 1, ids.size(1) - 1).reshape({-1}));
+  EXPECT_LE(relative_error(loss, reference.tensor("loss")), kRelative)
+      << "loss " << loss.item<double>() << " vs " << reference.tensor("loss").item<double>();
+  loss.backward();
+  const WeightMapping mapping = spec.family == "llama" ? huggingface_llama_names() : huggingface_gpt2_names();
+  int compared = 0;
+  double worst = 0;
+  for (const auto& item : model.module->named_parameters()) {
+    const WeightMapping::Name name = mapping.to_reference(item.key());
+    ASSERT_NE(reference.find("grad." + name.reference_name), nullptr) << item.key() << " has no reference gradient";
+    ASSERT_TRUE(item.value().grad().defined()) << item.key() << " got no gradient";
+    const double error = relative_error(item.value().grad(), mapping.to_ours(name, reference.tensor("grad." + name.reference_name)));
+    EXPECT_LE(error, kRelative) << item.key();
+    worst = std::max(worst, error);
+    ++compared;
+  }
+  int references = 0;
+  for (const auto& entry : reference.entries()) references += entry.name.rfind("grad.", 0) == 0 ? 1 : 0;
+  EXPECT_EQ(compared, references) << "every reference gradient has its parameter";
+  EXPECT_EQ(static_cast<std::int64_t>(model.parameter_count()), spec.parameters) << "the config's count is the model's";
+  std::cout << GetParam() << ": worst gradient relative error " << worst << " over " << compared << " parameters\n";
+}
+
+INSTANTIATE_TEST_SUITE_P(Cases, FamilyEquality,
+                         ::testing::Values("gpt2_gelu_new", "llama_gqa_llama3_tied", "llama_gqa_llama3_untied",
+                                           "qwen2_qkv_bias", "mistral_no_window", "llama_v4_spelling_llama3",
+                                           "llama_v4_spelling_default", "llama_pad_token"));
+
+}  // namespace
+}  // namespace gpubench

@@ -1,0 +1,148 @@
+// The Llama family's parts and the built-in `llama` workload (Llama-3.2-1B's shape).
+#include "workloads/llama.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "workloads/decoder_lm.h"
+#include "workloads/family_weights.h"
+#include "workloads/gpt2.h"
+
+namespace gpubench {
+namespace {
+
+LlamaShape tiny() {
+  LlamaShape s;
+  s.vocab = 101;
+  s.hidden = 32;
+  s.intermediate = 64;
+  s.layers = 2;
+  s.heads = 4;
+  s.kv_heads = 2;
+  s.head_dim = 8;
+  s.max_positions = 128;
+  s.rms_norm_eps = 1e-5;
+  return s;
+}
+
+TEST(Llama, Llama32OneBHasItsPublishedParameterCount) {
+  EXPECT_EQ(LlamaShape::llama_3_2_1b().parameters(), 1235814400);
+  for (const bool tied : {true, false})
+    for (const bool biases : {true, false}) {
+      LlamaShape s = tiny();
+      s.tie_word_embeddings = tied;
+      s.qkv_bias = s.o_bias = s.mlp_bias = biases;
+      Llama model(s);
+      std::int64_t count = 0;
+      for (const auto& p : model->parameters()) count += p.numel();
+      EXPECT_EQ(count, s.parameters()) << "tied " << tied << " biases " << biases;
+    }
+}
+
+// The llama3 bands at head_dim 8, theta 1e4, factor 8, original context 64: the first
+// frequency kept, the second smoothed, the last two divided (hf_family_reference.py prints
+// transformers' [1.0, 0.01304, 0.00125, 0.000125]).
+TEST(Llama, Llama3RopeFrequenciesAreTransformersBands) {
+  RopeShape rope{"llama3", 10000.0, 8.0, 1.0, 4.0, 64};
+  const auto frequencies = rope.inverse_frequencies(8);
+  ASSERT_EQ(frequencies.numel(), 4);
+  EXPECT_FLOAT_EQ(frequencies[0].item<float>(), 1.0f);
+  EXPECT_NEAR(frequencies[1].item<float>(), 0.01304f, 1e-5);
+  EXPECT_NEAR(frequencies[2].item<float>(), 0.00125f, 1e-7);
+  EXPECT_NEAR(frequencies[3].item<float>(), 0.000125f, 1e-8);
+  RopeShape plain;
+  EXPECT_NEAR(plain.inverse_frequencies(8)[1].item<float>(), 0.1f, 1e-7);
+}
+
+// The names and shapes a checkpoint is held against are the module's own (Conv1D weights
+// transposed for GPT-2), so the up-front check and the loader agree.
+TEST(FamilyWeights, ExpectedNamesAndShapesAreTheModulesParameters) {
+  for (const bool tied : {true, false}) {
+    LlamaShape s = tiny();
+    s.tie_word_embeddings = tied;
+    s.qkv_bias = true;
+    Llama model(s);
+    std::map<std::string, std::vector<std::int64_t>> ours;
+    for (const auto& p : model->named_parameters()) ours[p.key()] = p.value().sizes().vec();
+    const ExpectedWeights list = llama_expected_weights(s);
+    std::map<std::string, std::vector<std::int64_t>> expected(list.begin(), list.end());
+    EXPECT_EQ(ours, expected);
+  }
+  Gpt2Shape g;
+  g.vocab = 101;
+  g.layers = 2;
+  g.heads = 2;
+  g.embd = 32;
+  g.context = 64;
+  g.inner = 48;
+  Gpt2 gpt2(g);
+  std::map<std::string, std::vector<std::int64_t>> ours;
+  for (const auto& p : gpt2->named_parameters()) {
+    auto sizes = p.value().sizes().vec();
+    const auto name = huggingface_gpt2_names().to_reference(p.key());
+    if (name.transposed) std::swap(sizes[0], sizes[1]);
+    ours[name.reference_name] = sizes;
+  }
+  const ExpectedWeights list = gpt2_expected_weights(g);
+  std::map<std::string, std::vector<std::int64_t>> expected(list.begin(), list.end());
+  EXPECT_EQ(ours, expected);
+}
+
+// The padding row gets no gradient, as HF's nn.Embedding(padding_idx).
+TEST(Llama, ThePaddingRowGetsNoGradient) {
+  LlamaShape s = tiny();
+  s.pad_token_id = 7;
+  Llama model(s);
+  EXPECT_EQ(model->model->embed_tokens->weight[7].abs().sum().item<double>(), 0.0) << "zero at init, as HF";
+  const auto tokens = torch::tensor({{7, 3, 7, 9, 1}}, torch::kInt64);
+  model->forward(tokens).sum().backward();
+  EXPECT_EQ(model->model->embed_tokens->weight.grad()[7].abs().sum().item<double>(), 0.0);
+  EXPECT_GT(model->model->embed_tokens->weight.grad()[3].abs().sum().item<double>(), 0.0);
+}
+
+// The built-in llama: Llama-3.2-1B's shape at random init predicts nearly uniformly. The
+// final RMSNorm's unit-scale output against the tied N(0, 0.02) embedding gives logits of
+// variance 2048 x 0.02^2 = 0.82, so each position's logsumexp over 128256 tokens is
+// ln(128256) + 0.82/2 = 12.17 almost exactly; the loss subtracts the target's logit, whose
+// mean over 16 random targets has a standard deviation of sqrt(0.82/16) = 0.23. A forward and
+// backward at 16 tokens fits this 24 GB machine (fp32 weights 4.9 GB and gradients 4.9 GB;
+// no Adam step, no checkpoint round trip).
+TEST(LlamaWorkload, TheBuiltInOneBModelStartsNearTheUniformLoss) {
+  const auto workload = make_llama_workload(16);
+  EXPECT_EQ(workload->tokens_per_sample(), 16);
+  torch::manual_seed(0);
+  Model model = workload->make_model();
+  EXPECT_EQ(model.parameter_count(), 1235814400);
+  const auto tokens = torch::randint(0, 128256, {1, 17}, torch::kInt64);
+  const auto logits = model.forward(tokens.narrow(1, 0, 16));
+  const double expected_logsumexp = std::log(128256.0) + 2048 * 0.02 * 0.02 / 2;
+  EXPECT_NEAR(logits.detach().logsumexp(-1).mean().item<double>(), expected_logsumexp, 0.05);
+  const auto loss = workload->loss(logits, tokens.narrow(1, 1, 16));
+  EXPECT_NEAR(loss.item<double>(), expected_logsumexp, 4 * 0.23);
+  loss.backward();
+  EXPECT_TRUE(model.module->parameters().front().grad().defined());
+}
+
+// nanoGPT's convention per token: 6 N + 12 L H Q T, with N the tied model's parameters.
+TEST(LlamaWorkload, FlopsAreNanoGptsConvention) {
+  const auto workload = make_llama_workload(2048);
+  const double per_token = static_cast<double>(workload->forward_macs_per_sample()) * 6 / 2048;
+  EXPECT_DOUBLE_EQ(per_token, 6.0 * 1235814400 + 12.0 * 16 * 32 * 64 * 2048);
+  EXPECT_NE(workload->flops_convention().find("6 N + 12 L H Q T"), std::string::npos);
+}
+
+// The GPU default (micro-batch 4 x 2048, amp-bf16) fits an 80 GB GPU with room to spare.
+TEST(LlamaWorkload, ItsGpuDefaultFitsAnEightyGigabyteGpu) {
+  const auto workload = make_llama_workload(std::nullopt);
+  Config config = Config::parse("llama/cuda/amp-bf16");
+  const auto estimate = workload->memory_estimate(config, workload->default_batch_size(DeviceKind::Cuda));
+  ASSERT_TRUE(estimate);
+  EXPECT_LT(estimate->device_total(), 0.6 * 80e9);
+  EXPECT_NEAR(estimate->states, 16.0 * 1235814400, 1);
+  config.checkpoint = true;
+  EXPECT_LT(workload->memory_estimate(config, 4)->activations, estimate->activations / 4) << "ckpt keeps a layer's worth";
+}
+
+}  // namespace
+}  // namespace gpubench

@@ -1,0 +1,131 @@
+#!/usr/bin/env python3
+"""TorchScript models for gpubench's `--model NAME=FILE.pt` path, and what plain PyTorch makes of them.
+
+Writes into OUTDIR, with the venv's torch and torchvision, from fixed seeds:
+  resnet18.pt            torch.jit.script(torchvision.models.resnet18()), 1000 classes
+  resnet18.safetensors   x [4, 3, 64, 64], y [4] (int64), losses [5]: a plain Python loop's five
+                         Adam(lr=1e-3) steps of cross-entropy on that one batch (train mode, fp32,
+                         one thread), parameters [1] (its parameter count), forward_flops [1]
+                         (torch.utils.flop_counter.FlopCounterMode on one sample: 2 per multiply-add)
+  lm.pt, lm.safetensors  a small causal transformer LM written here (scripted): ids [4, 32] over a
+                         vocabulary of 100; the same five steps (next-token cross-entropy of every
+                         position against ids shifted by one)
+  scripted_bn.pt         a conv + BatchNorm + dropout model, scripted: train()/eval() reach its ops
+  traced_bn.pt           the same traced in train mode: its batch_norm and dropout are frozen
+  truncated.pt           the first half of resnet18.pt
+  pickle.pt              torch.save(resnet18's state_dict): a zip without code
+  two_inputs.pt          a scripted module whose forward takes two tensors
+  wrong_shape.pt         a scripted classifier with 7 outputs (the tests ask for 10)
+
+Usage: scripted_reference.py OUTDIR
+"""
+import os
+import sys
+
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+from safetensors.torch import save_file
+
+STEPS = 5
+
+
+class CausalLm(nn.Module):
+    def __init__(self, vocab=100, width=32, heads=4, layers=2):
+        super().__init__()
+        self.heads = heads
+        self.embed = nn.Embedding(vocab, width)
+        self.qkv = nn.ModuleList([nn.Linear(width, 3 * width) for _ in range(layers)])
+        self.proj = nn.ModuleList([nn.Linear(width, width) for _ in range(layers)])
+        self.norms = nn.ModuleList([nn.LayerNorm(width) for _ in range(layers)])
+        self.head = nn.Linear(width, vocab)
+
+    def forward(self, ids: torch.Tensor) -> torch.Tensor:
+        x = self.embed(ids)
+        b, t, c = x.shape
+        for qkv, proj, norm in zip(self.qkv, self.proj, self.norms):
+            q, k, v = qkv(norm(x)).split(c, dim=2)
+            q = q.view(b, t, self.heads, c // self.heads).transpose(1, 2)
+            k = k.view(b, t, self.heads, c // self.heads).transpose(1, 2)
+            v = v.view(b, t, self.heads, c // self.heads).transpose(1, 2)
+            y = F.scaled_dot_product_attention(q, k, v, is_causal=True)
+            x = x + proj(y.transpose(1, 2).reshape(b, t, c))
+        return self.head(x)
+
+
+class ConvBn(nn.Module):
+    def __init__(self, classes=10):
+        super().__init__()
+        self.conv = nn.Conv2d(3, 8, 3, padding=1)
+        self.bn = nn.BatchNorm2d(8)
+        self.drop = nn.Dropout(0.25)
+        self.fc = nn.Linear(8, classes)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        x = self.drop(F.relu(self.bn(self.conv(x))))
+        return self.fc(x.mean(dim=(2, 3)))
+
+
+class TwoInputs(nn.Module):
+    def forward(self, a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
+        return a + b
+
+
+def python_losses(model, x, y, lm):
+    """The plainest Python loop: five Adam steps on one batch."""
+    optimizer = torch.optim.Adam(model.parameters(), lr=1e-3)
+    model.train()
+    losses = []
+    for _ in range(STEPS):
+        optimizer.zero_grad()
+        out = model(x)
+        loss = F.cross_entropy(out.reshape(-1, out.size(-1)), y.reshape(-1))
+        loss.backward()
+        optimizer.step()
+        losses.append(loss.item())
+    return torch.tensor(losses, dtype=torch.float64)
+
+
+def export(model, name, out, x, y, lm=False):
+    scripted = torch.jit.script(model)
+    scripted.save(os.path.join(out, name + ".pt"))
+    from torch.utils.flop_counter import FlopCounterMode
+    counter = FlopCounterMode(display=False)
+    with counter, torch.no_grad():
+        model.eval()(x[:1])
+    reference = {"x": x, "y": y, "losses": python_losses(torch.jit.load(os.path.join(out, name + ".pt")), x, y, lm),
+                 "parameters": torch.tensor([sum(p.numel() for p in model.parameters())], dtype=torch.int64),
+                 "forward_flops": torch.tensor([counter.get_total_flops()], dtype=torch.int64)}
+    save_file(reference, os.path.join(out, name + ".safetensors"))
+    print(f"{name}: {reference['parameters'].item():,} parameters, forward FLOPs {reference['forward_flops'].item():,}, "
+          f"losses {[round(v, 6) for v in reference['losses'].tolist()]}")
+
+
+def main(out):
+    os.makedirs(out, exist_ok=True)
+    torch.set_num_threads(1)
+    import torchvision
+    torch.manual_seed(0)
+    resnet = torchvision.models.resnet18()
+    g = torch.Generator().manual_seed(1)
+    export(resnet, "resnet18", out, torch.randn(4, 3, 64, 64, generator=g), torch.randint(0, 1000, (4,), generator=g))
+    torch.manual_seed(2)
+    ids = torch.randint(0, 100, (4, 33), generator=g)
+    export(CausalLm(), "lm", out, ids[:, :32].contiguous(), ids[:, 1:].contiguous(), lm=True)
+
+    torch.manual_seed(3)
+    bn = ConvBn()
+    torch.jit.script(bn).save(os.path.join(out, "scripted_bn.pt"))
+    # check_trace off: dropout in train mode differs run to run, which the check would flag.
+    torch.jit.trace(bn.train(), torch.randn(2, 3, 8, 8), check_trace=False).save(os.path.join(out, "traced_bn.pt"))
+    data = open(os.path.join(out, "resnet18.pt"), "rb").read()
+    open(os.path.join(out, "truncated.pt"), "wb").write(data[: len(data) // 2])
+    torch.save(resnet.state_dict(), os.path.join(out, "pickle.pt"))
+    torch.jit.script(TwoInputs()).save(os.path.join(out, "two_inputs.pt"))
+    torch.jit.script(ConvBn(classes=7)).save(os.path.join(out, "wrong_shape.pt"))
+
+
+if __name__ == "__main__":
+    if len(sys.argv) != 2:
+        sys.exit(__doc__)
+    main(sys.argv[1])

@@ -1,0 +1,38 @@
+#pragma once
+// A user's decoder LM from its Hugging Face config.json (`--model NAME=PATH`), as a
+// DecoderLmSpec: the family's model (workloads/gpt2.h, workloads/llama.h) built to the
+// config's shape, its safetensors loaded by name when the folder has them, the sequence and
+// micro-batch a run uses, and what the row says about all of it.
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "workloads/decoder_lm.h"
+#include "workloads/formats/hf_decoder_config.h"
+#include "workloads/gpt2.h"
+#include "workloads/llama.h"
+
+namespace gpubench {
+
+// The longest default sequence (a config's context can be 131072): longer ones only by
+// --seq-len.
+constexpr std::int64_t kDefaultSequenceCap = 2048;
+// The GPU a config'd model's default micro-batch is sized for, and the share of it the
+// estimate may take (the rest: the CUDA context, cuDNN/cuBLAS workspaces, fragmentation).
+constexpr double kSizedForGpuBytes = 80e9;
+constexpr double kGpuShare = 0.6;
+
+// PATH is the model's folder (config.json, model.safetensors or its sharded index) or the
+// config.json itself. UsageError naming the file for a config or weights gpubench cannot
+// honour, and for a checkpoint whose tensors are not the model's (missing, extra or
+// mis-shaped, each named with its file). `random_weights`: the family's init, the folder's
+// weights not read (a folder without weights is that too).
+DecoderLmSpec read_config_model(const std::string& name, const std::string& path, std::optional<std::int64_t> seq_len,
+                                bool random_weights);
+
+// The family shapes of a config (UsageError for a gpt2 config gpubench's GPT-2 cannot be:
+// an untied head).
+LlamaShape llama_shape_of(const DecoderConfig& config);
+Gpt2Shape gpt2_shape_of(const DecoderConfig& config);
+
+}  // namespace gpubench

@@ -1,0 +1,75 @@
+#pragma once
+// A decoder language model as a workload: the built-in `llama` (Llama-3.2-1B's shape) and
+// every `--model NAME=PATH` config.json. The model comes from its family (workloads/gpt2.h,
+// workloads/llama.h); this is what trains it: token windows of `seq_len`, next-token
+// cross-entropy, FLOPs by nanoGPT's convention, a memory estimate, and the weights it
+// starts from.
+#include <functional>
+#include <optional>
+#include <string>
+
+#include "workloads/memory_estimate.h"
+#include "workloads/workload.h"
+
+namespace gpubench {
+
+struct DecoderLmSpec {
+  std::string name;
+  std::string family;  // "llama" or "gpt2"
+  std::function<Model(const ModelTechniques&)> make_model;
+  std::int64_t parameters = 0;
+  std::int64_t flops_parameters = 0;  // N of 6N: without input-only tables (position embeddings, an untied token embedding)
+  std::int64_t layers = 0, attention_width = 0, hidden = 0, heads = 0, vocab = 0;
+  std::int64_t seq_len = 0;
+  std::int64_t gpu_batch = 1, cpu_batch = 1;
+  std::int64_t base_samples = 2048;
+  bool real_scale = true;
+  nlohmann::json definition;  // the family's describe() plus where it came from
+  std::string seq_len_reason;  // how seq_len was chosen, for the row
+};
+
+class DecoderLmWorkload final : public Workload {
+ public:
+  explicit DecoderLmWorkload(DecoderLmSpec spec) : spec_(std::move(spec)) {}
+  std::string name() const override { return spec_.name; }
+  std::int64_t default_batch_size(DeviceKind device) const override {
+    return device == DeviceKind::Cuda ? spec_.gpu_batch : spec_.cpu_batch;
+  }
+  std::int64_t base_dataset_samples() const override { return spec_.base_samples; }
+  Model make_model() const override { return spec_.make_model({}); }
+  Model make_model_with(const ModelTechniques& techniques) const override { return spec_.make_model(techniques); }
+  Dataset make_dataset(const DatasetRequest& request) const override;
+  torch::Tensor loss(const torch::Tensor& output, const torch::Tensor& targets) const override;
+  nlohmann::json describe() const override;
+  std::int64_t forward_macs_per_sample() const override;
+  std::string flops_convention() const override;
+  std::int64_t tokens_per_sample() const override { return spec_.seq_len; }
+  std::string real_data_format() const override;
+  bool real_scale() const override { return spec_.real_scale; }
+  WorkloadTraits traits() const override;
+  std::optional<MemoryEstimate> memory_estimate(const Config& config, std::int64_t batch_size) const override;
+  std::optional<std::int64_t> declared_parameters() const override { return spec_.parameters; }
+
+ private:
+  DecoderLmSpec spec_;
+};
+
+// Llama-3.2-1B's shape, random weights: micro-batch 4 x 2048 tokens on a GPU (fp32 states
+// 19.8 GB + bf16 activations ~20 GB: ~40 GB of an 80 GB GPU), 1 x 256 on a CPU.
+std::unique_ptr<Workload> make_llama_workload(std::optional<std::int64_t> seq_len);
+
+// The activations estimate shared by every decoder: per layer and token 34 x hidden bytes
+// in 16-bit (Korthikanti et al., "Reducing activation recomputation", with flash attention:
+// no T x T scores), twice that in fp32, plus the T x T scores a CPU's attention keeps; with
+// ckpt one layer's worth plus each layer's input.
+double decoder_activation_bytes(const Config& config, std::int64_t batch, std::int64_t seq, std::int64_t hidden,
+                                std::int64_t heads, std::int64_t layers);
+
+// A decoder's whole estimate (memory_estimate.h) from its sizes: every decoder workload's
+// (the built-in gpt2 and transformer too).
+struct DecoderSizes {
+  std::int64_t parameters = 0, seq = 0, hidden = 0, heads = 0, layers = 0, vocab = 0;
+};
+MemoryEstimate decoder_memory_estimate(const Config& config, std::int64_t batch, const DecoderSizes& sizes);
+
+}  // namespace gpubench

@@ -1,0 +1,17 @@
+#pragma once
+#include <cstddef>
+#include <string>
+#include <string_view>
+
+namespace gpubench {
+
+// A string from an untrusted file (a tensor name, a shard name, a JSON value) cut down for
+// an error message, quoted: a 100 MB header may hold one 100 MB name, and the message must
+// stay a line. Control bytes are left to the CLI, which prints every message through
+// printable().
+inline std::string excerpt(std::string_view text, std::size_t limit = 120) {
+  if (text.size() <= limit) return "'" + std::string(text) + "'";
+  return "'" + std::string(text.substr(0, limit)) + "...' (" + std::to_string(text.size()) + " bytes)";
+}
+
+}  // namespace gpubench

@@ -1,0 +1,32 @@
+#pragma once
+// The workloads a run adds to the built-in ones, and the run's options for the decoder LMs.
+// Set once per process from the command line (the parent and every config child parse the
+// same flags) before any workload is made; make_workload() and workload_names() read it, so
+// a `--model` workload is used everywhere like a built-in one (DESIGN.md, "Models from
+// outside"): nothing else learns where a workload came from.
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "config/run_settings.h"
+
+namespace gpubench {
+
+class Workload;
+
+// Reads every --model's config.json (and its weights' index) now: a config gpubench cannot
+// honour is a UsageError naming the file, the field and the value, before anything runs.
+void register_models(const RunSettings& settings);
+
+// The --model names, in the order given; empty before register_models.
+const std::vector<std::string>& registered_model_names();
+
+// The registered workload NAME, or nullptr when NAME is not a --model.
+std::unique_ptr<Workload> make_registered_model(const std::string& name);
+
+// --seq-len for a decoder LM named NAME (its own, else the bare one), if given.
+std::optional<std::int64_t> sequence_override(const std::string& name);
+
+}  // namespace gpubench

@@ -1,0 +1,80 @@
+#include "workloads/scripted_model.h"
+
+#include <fstream>
+
+#include <torch/csrc/jit/passes/inliner.h>
+#include <torch/csrc/jit/runtime/graph_executor.h>
+
+#include "config/errors.h"
+
+namespace gpubench {
+namespace {
+
+std::string dotted_to_registered(std::string name) {
+  for (std::size_t at = name.find('.'); at != std::string::npos; at = name.find('.', at + 2)) name.replace(at, 1, "__");
+  return name;
+}
+
+// The first line of a c10::Error: LibTorch appends a C++ stack trace a user cannot use.
+std::string first_line(const std::string& text) { return text.substr(0, text.find('\n')); }
+
+}  // namespace
+
+bool is_zip_archive(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  char magic[4] = {};
+  return in.read(magic, 4) && std::string(magic, 4) == std::string("PK\x03\x04", 4);
+}
+
+torch::jit::Module load_torchscript(const std::string& path) {
+  torch::jit::setGraphExecutorOptimize(false);
+  torch::jit::Module module;
+  try {
+    module = torch::jit::load(path, torch::kCPU);
+  } catch (const c10::Error& error) {
+    const std::string why = first_line(error.what_without_backtrace());
+    const bool pickle = why.find("constants.pkl") != std::string::npos || why.find("code/") != std::string::npos;
+    throw UsageError("--model archive '" + path + "' is not a TorchScript module" +
+                     (pickle ? " (a torch.save() pickle? export with torch.jit.script(model).save(path))" : "") +
+                     ": LibTorch says: " + why);
+  }
+  if (!module.find_method("forward"))
+    throw UsageError("--model archive '" + path + "' has no forward method: expected a scripted nn.Module");
+  const auto& schema = module.get_method("forward").function().getSchema();
+  // arguments()[0] is self.
+  if (schema.arguments().size() != 2)
+    throw UsageError("--model archive '" + path + "': forward takes " + std::to_string(schema.arguments().size() - 1) +
+                     " inputs (" + c10::toString(schema) + "): expected one tensor (the batch)");
+  return module;
+}
+
+bool follows_train_eval(const torch::jit::Module& module) {
+  auto graph = module.get_method("forward").graph()->copy();
+  torch::jit::Inline(*graph);
+  for (const torch::jit::Node* node : graph->nodes()) {
+    const std::string kind = node->kind().toQualString();
+    std::size_t training_input = 0;
+    if (kind == "aten::batch_norm") training_input = 5;
+    else if (kind == "aten::dropout" || kind == "aten::feature_dropout") training_input = 2;
+    else continue;
+    if (node->inputs().size() > training_input && node->inputs()[training_input]->node()->kind() == c10::prim::Constant)
+      return false;
+  }
+  return true;
+}
+
+ScriptedModuleImpl::ScriptedModuleImpl(torch::jit::Module module) : scripted(std::move(module)) {
+  for (const auto& p : scripted.named_parameters(/*recurse=*/true))
+    register_parameter(dotted_to_registered(p.name), p.value, p.value.requires_grad());
+  for (const auto& b : scripted.named_buffers(/*recurse=*/true)) register_buffer(dotted_to_registered(b.name), b.value);
+  train(scripted.is_training());
+}
+
+torch::Tensor ScriptedModuleImpl::forward(const torch::Tensor& input) { return scripted.forward({input}).toTensor(); }
+
+void ScriptedModuleImpl::train(bool on) {
+  torch::nn::Module::train(on);
+  scripted.train(on);
+}
+
+}  // namespace gpubench
