@@ -21,10 +21,6 @@ const nlohmann::json* find_ok(const nlohmann::json& results, const std::string& 
   return nullptr;
 }
 
-double relative_half_width(const nlohmann::json& row) {
-  return row.value("stopping", nlohmann::json::object()).value("median_ci95_relative", 0.0);
-}
-
 // One ablation comparison of two rows, when both ran; null otherwise.
 nlohmann::json ablation_pair(const nlohmann::json& results, const std::string& kind, const std::string& base_id,
                              const std::string& candidate_id, const nlohmann::json& context) {
@@ -33,7 +29,9 @@ nlohmann::json ablation_pair(const nlohmann::json& results, const std::string& k
   if (base == nullptr || candidate == nullptr || base_id == candidate_id) return nullptr;
   nlohmann::json entry = compare_rows(kind, *base, *candidate);
   entry.update(context);
-  entry["speedup_ci95"] = speedup_interval(*base, *candidate, entry["speedup"].get<double>());
+  // The speedup's 95% interval (stats/ratio_interval.h); none when a row's spread is unknown.
+  if (const auto ci = row_ratio_interval(entry["speedup"].get<double>(), *base, *candidate))
+    entry["speedup_ci95"] = {ci->first, ci->second};
   return entry;
 }
 
@@ -74,11 +72,6 @@ void single_recipe(const nlohmann::json& recipe, const nlohmann::json& results, 
 
 }  // namespace
 
-nlohmann::json speedup_interval(const nlohmann::json& base, const nlohmann::json& candidate, double speedup) {
-  const auto [low, high] = ratio_interval(speedup, relative_half_width(base), relative_half_width(candidate));
-  return {low, high};
-}
-
 nlohmann::json compute_ablations(const nlohmann::json& matrix, const nlohmann::json& results) {
   nlohmann::json out = nlohmann::json::array();
   const auto recipes = matrix.value("recipes", nlohmann::json::array());
@@ -112,8 +105,9 @@ std::string format_ablation_blocks(const nlohmann::json& report, std::size_t col
   const auto comparisons = report.value("comparisons", nlohmann::json::array());
   const auto cell = [](const nlohmann::json& c, bool with_memory) {
     if (c.is_null()) return std::string("-");
-    const auto ci = c.value("speedup_ci95", nlohmann::json::array({0.0, 0.0}));
-    return fmt::format("{:.2f}x [{:.2f}-{:.2f}]", c.value("speedup", 0.0), ci[0].get<double>(), ci[1].get<double>()) +
+    const auto ci = c.value("speedup_ci95", nlohmann::json());
+    return fmt::format("{:.2f}x ", c.value("speedup", 0.0)) +
+           (ci.is_array() ? fmt::format("[{:.2f}-{:.2f}]", ci[0].get<double>(), ci[1].get<double>()) : "[spread unknown]") +
            (with_memory ? fmt::format(" mem {:.2f}x", c.value("memory_ratio", 0.0)) : "");
   };
   std::vector<std::string> recipes;  // in report order

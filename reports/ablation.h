@@ -17,10 +17,6 @@ namespace gpubench {
 
 nlohmann::json compute_ablations(const nlohmann::json& matrix, const nlohmann::json& results);
 
-// The speedup's 95% interval from both rows' median intervals (a conservative bound: the
-// ratio of the interval ends); [speedup, speedup] when a row has none.
-nlohmann::json speedup_interval(const nlohmann::json& base, const nlohmann::json& candidate, double speedup);
-
 // One block per recipe whose rows ran, for the table and markdown printers:
 //   ablation cnn/cpu: recipe cnn/cpu/fp32/adam-fused/channels-last 1.21x [1.15-1.27] the plain cnn/cpu/fp32
 //     part            alone                         in the stack

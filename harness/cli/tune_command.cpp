@@ -124,7 +124,7 @@ nlohmann::json tune_report(const CliOptions& options, const TuneOptions& tune, c
   if (result.runner_up) {
     report["tune"]["runner_up"] = step_json(result.steps[*result.runner_up]);
     report["tune"]["margin"] = result.margin;
-    report["tune"]["margin_ci95"] = {result.margin_ci95.first, result.margin_ci95.second};
+    if (result.margin_ci95) report["tune"]["margin_ci95"] = {result.margin_ci95->first, result.margin_ci95->second};
   }
   return report;
 }

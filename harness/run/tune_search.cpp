@@ -16,15 +16,12 @@ double rate(const nlohmann::json& row) {
   return row["throughput"]["samples_per_s"].value("median", 0.0);
 }
 
-double relative_half_width(const nlohmann::json& row) {
-  return row.value("stopping", nlohmann::json::object()).value("median_ci95_relative", 0.0);
-}
-
-// Whether `candidate` is faster than `base` by more than the two medians' noise.
+// Whether `candidate` is faster than `base` by more than the two medians' noise; never
+// when a row's noise is unknown (too few steps): a part is kept on evidence only.
 bool clearly_faster(const nlohmann::json& candidate, const nlohmann::json& base) {
   if (rate(candidate) <= 0 || rate(base) <= 0) return rate(candidate) > 0 && rate(base) <= 0;
-  const double ratio = rate(candidate) / rate(base);
-  return ratio_interval(ratio, relative_half_width(base), relative_half_width(candidate)).first > 1.0;
+  const auto interval = row_ratio_interval(rate(candidate) / rate(base), base, candidate);
+  return interval && interval->first > 1.0;
 }
 
 class Search {
@@ -147,10 +144,12 @@ class Search {
     result_.steps[measured[1]].outcome = "runner-up";
     const TuneStep& second = result_.steps[measured[1]];
     result_.margin = rate(winner.row) / rate(second.row);
-    result_.margin_ci95 = ratio_interval(result_.margin, relative_half_width(second.row), relative_half_width(winner.row));
-    result_.summary += fmt::format(", {:.2f}x [{:.2f}-{:.2f}] the runner-up {} --batch-size {}", result_.margin,
-                                   result_.margin_ci95.first, result_.margin_ci95.second, second.config.id(),
-                                   second.batch_size);
+    result_.margin_ci95 = row_ratio_interval(result_.margin, second.row, winner.row);
+    result_.summary += fmt::format(", {:.2f}x {} the runner-up {} --batch-size {}", result_.margin,
+                                   result_.margin_ci95 ? fmt::format("[{:.2f}-{:.2f}]", result_.margin_ci95->first,
+                                                                     result_.margin_ci95->second)
+                                                       : std::string("[spread unknown]"),
+                                   second.config.id(), second.batch_size);
   }
 
   const TuneOptions& options_;

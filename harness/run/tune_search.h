@@ -51,7 +51,7 @@ struct TuneResult {
   std::vector<TuneStep> steps;  // every measurement, in order
   std::optional<std::size_t> winner, runner_up;  // indices into steps (final measurements)
   double margin = 0;                             // winner's samples/s over the runner-up's
-  std::pair<double, double> margin_ci95{0, 0};
+  std::optional<std::pair<double, double>> margin_ci95;  // none when a row's spread is unknown
   std::string summary;  // one line a user reads
 };
 

@@ -7,11 +7,12 @@
 namespace gpubench {
 namespace {
 
-nlohmann::json row(const std::string& id, double rate, double rss, double relative_ci = 0.02) {
+nlohmann::json row(const std::string& id, double rate, double rss, double relative_ci = 0.02, int measured_steps = 20) {
   nlohmann::json r = {{"config_id", id}, {"config", {{"workload", id.substr(0, id.find('/'))}}}, {"status", "ok"}};
   r["throughput"]["samples_per_s"] = {{"median", rate}};
   r["memory"]["host_peak_rss_bytes"] = rss;
   r["stopping"]["median_ci95_relative"] = relative_ci;
+  r["steps"]["measured"] = measured_steps;
   r["loss"] = {{"curve", {2.3, 2.0, 1.8}}};
   return r;
 }
@@ -47,6 +48,21 @@ TEST(Ablation, EachPartAloneAndInTheStackWithItsNoise) {
   const auto& scaling = by["/scaling_efficiency"];
   EXPECT_EQ(scaling["ranks"], 2);
   EXPECT_DOUBLE_EQ(scaling["efficiency"].get<double>(), 0.8);
+}
+
+// One measured step (it outlasted the budget) has no spread: no interval, not a point.
+TEST(Ablation, ARowOfOneStepGivesNoIntervalAndTheBlockSaysTheSpreadIsUnknown) {
+  const nlohmann::json results = {row("cnn/cpu/fp32", 100, 1000, 0.0, 1),
+                                  row("cnn/cpu/fp32/adam-fused/channels-last", 150, 900),
+                                  row("cnn/cpu/fp32/channels-last", 140, 900), row("cnn/cpu/fp32/adam-fused", 104, 1000)};
+  const auto ablations = compute_ablations(matrix_with_recipes(), results);
+  for (const auto& a : ablations) {
+    const bool uses_plain = a["baseline"] == "cnn/cpu/fp32";
+    EXPECT_EQ(a.contains("speedup_ci95"), !uses_plain) << a.dump();
+  }
+  const std::string text = format_ablation_blocks(nlohmann::json{{"comparisons", ablations}});
+  EXPECT_NE(text.find("recipe cnn/cpu/fp32/adam-fused/channels-last: 1.50x [spread unknown]"), std::string::npos) << text;
+  EXPECT_NE(text.find("1.07x [1.03-1.12]"), std::string::npos) << "the in-stack intervals, from rows of 20 steps: " << text;
 }
 
 TEST(Ablation, NoRecipeRowNoAblationEvenWhenItsPartsRan) {

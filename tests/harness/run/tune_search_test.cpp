@@ -16,6 +16,7 @@ nlohmann::json ok_row(const Config& config, double rate, double memory) {
   r["throughput"]["samples_per_s"]["median"] = rate;
   r["memory"]["host_peak_rss_bytes_training"] = memory;
   r["stopping"]["median_ci95_relative"] = 0.01;
+  r["steps"]["measured"] = 20;
   return r;
 }
 
@@ -57,7 +58,8 @@ TEST(TuneSearch, GreedySelectionThenBatchDoublingFindsTheFastestStack) {
   EXPECT_EQ(winner.phase, "final");
   ASSERT_TRUE(result.runner_up);
   EXPECT_GT(result.margin, 1.0);
-  EXPECT_LT(result.margin_ci95.first, result.margin);
+  ASSERT_TRUE(result.margin_ci95.has_value());
+  EXPECT_LT(result.margin_ci95->first, result.margin);
   EXPECT_NE(result.summary.find("mlp/cpu/bf16/adam-fused --batch-size 1024"), std::string::npos) << result.summary;
   for (const auto& step : result.steps) EXPECT_NE(step.config.id(), "mlp/cpu/bf16/adam-foreach/adam-fused");
 }
@@ -80,6 +82,26 @@ TEST(TuneSearch, TheBudgetAndOutOfMemoryRowsEndTheDoublingWithoutACrash) {
   bool over = false;
   for (const auto& step : budget.steps) over = over || step.outcome.rfind("over budget", 0) == 0;
   EXPECT_TRUE(over);
+}
+
+// A step that outlasts the budget stops a row after one step (a large model on a CPU): its
+// noise is unknown, so nothing is "clearly faster" and the margin has no interval.
+TEST(TuneSearch, RowsOfOneStepKeepNoPartAndQuoteNoInterval) {
+  FakeMachine machine;
+  const TuneResult result = tune_search(options(), [&](const Config& c, std::int64_t b, TuneWindow w) {
+    nlohmann::json row = machine.measure(c, b, w);
+    row["steps"]["measured"] = 1;
+    return row;
+  });
+  ASSERT_TRUE(result.winner);
+  for (const auto& step : result.steps) {
+    if (step.phase == "greedy" && step.round > 0) {
+      EXPECT_NE(step.outcome, "kept") << step.config.id();
+    }
+  }
+  ASSERT_TRUE(result.runner_up);
+  EXPECT_FALSE(result.margin_ci95.has_value());
+  EXPECT_NE(result.summary.find("[spread unknown]"), std::string::npos) << result.summary;
 }
 
 TEST(TuneSearch, NothingTrainsIsAnAnswerToo) {

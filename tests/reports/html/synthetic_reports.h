@@ -100,6 +100,7 @@ inline nlohmann::json synthetic_row(const SyntheticSpec& spec, int i, std::uint6
             {"suggestion", ""},
             {"text", "compute-bound" + spec.text}}},
           {"warnings", nlohmann::json::array({"a warning" + spec.text})},
+          {"steps", {{"warmup", 1}, {"measured", 20}}},
           {"stopping", {{"reason", "steps"}, {"median_ci95_relative", 0.01}}}};
 }
 
