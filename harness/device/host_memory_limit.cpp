@@ -1,6 +1,7 @@
 #include "device/host_memory_limit.h"
 
 #include <algorithm>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
@@ -21,16 +22,37 @@ std::optional<std::uint64_t> parse_bytes(const std::string& text) {
   return value;
 }
 
-// The cgroup v2 folder of this process ("0::/path" in /proc/self/cgroup).
-std::string own_cgroup_dir() {
-  std::istringstream lines(read_text("/proc/self/cgroup"));
-  std::string line;
-  while (std::getline(lines, line))
-    if (line.rfind("0::", 0) == 0) return "/sys/fs/cgroup" + line.substr(3);
-  return "";
+bool is_file(const std::string& path) {
+  std::error_code error;
+  return std::filesystem::is_regular_file(path, error);
 }
 
 }  // namespace
+
+std::optional<MemoryCgroupFiles> memory_cgroup_files(const std::string& proc_self_cgroup, const std::string& root) {
+  std::optional<MemoryCgroupFiles> v1;
+  std::istringstream lines(proc_self_cgroup);
+  // Each line is "id:controllers:path": v2's is "0::/path", a v1 hierarchy's names its
+  // controllers ("4:memory:/path", "7:cpu,memory:/path").
+  for (std::string line; std::getline(lines, line);) {
+    const auto first = line.find(':'), second = first == std::string::npos ? first : line.find(':', first + 1);
+    if (second == std::string::npos) continue;
+    const std::string controllers = line.substr(first + 1, second - first - 1), path = line.substr(second + 1);
+    if (line.rfind("0::", 0) == 0) {
+      const std::string dir = root + path;
+      if (is_file(dir + "/memory.max")) return MemoryCgroupFiles{dir, dir + "/memory.max", dir + "/memory.current", dir + "/memory.events", 2};
+      continue;
+    }
+    std::istringstream names(controllers);
+    for (std::string name; std::getline(names, name, ',');)
+      if (name == "memory") {
+        const std::string dir = root + "/memory" + path;
+        if (is_file(dir + "/memory.limit_in_bytes"))
+          v1 = MemoryCgroupFiles{dir, dir + "/memory.limit_in_bytes", dir + "/memory.usage_in_bytes", dir + "/memory.oom_control", 1};
+      }
+  }
+  return v1;
+}
 
 std::optional<HostMemoryLimit> host_memory_limit_from(const std::string& meminfo, const std::string& cgroup_max,
                                                       const std::string& cgroup_current) {
@@ -45,7 +67,7 @@ std::optional<HostMemoryLimit> host_memory_limit_from(const std::string& meminfo
   if (!limit.mem_available_bytes && !limit.cgroup_left_bytes) return std::nullopt;
   if (limit.cgroup_left_bytes && (!limit.mem_available_bytes || *limit.cgroup_left_bytes < *limit.mem_available_bytes)) {
     limit.available_bytes = *limit.cgroup_left_bytes;
-    limit.source = "the cgroup's memory.max less memory.current";
+    limit.source = "the cgroup's memory limit less its usage";
   } else {
     limit.available_bytes = *limit.mem_available_bytes;
     limit.source = "MemAvailable in /proc/meminfo";
@@ -63,14 +85,14 @@ std::uint64_t counter(const std::string& text, const std::string& key) {
 }
 
 OomKills oom_kills() {
-  const std::string dir = own_cgroup_dir();
-  return {dir.empty() ? 0 : counter(read_text(dir + "/memory.events"), "oom_kill"), counter(read_text("/proc/vmstat"), "oom_kill")};
+  const auto cgroup = memory_cgroup_files(read_text("/proc/self/cgroup"));
+  return {cgroup ? counter(read_text(cgroup->oom_events), "oom_kill") : 0, counter(read_text("/proc/vmstat"), "oom_kill")};
 }
 
 std::optional<HostMemoryLimit> host_memory_limit() {
-  const std::string dir = own_cgroup_dir();
-  return host_memory_limit_from(read_text("/proc/meminfo"), dir.empty() ? "" : read_text(dir + "/memory.max"),
-                                dir.empty() ? "" : read_text(dir + "/memory.current"));
+  const auto cgroup = memory_cgroup_files(read_text("/proc/self/cgroup"));
+  return host_memory_limit_from(read_text("/proc/meminfo"), cgroup ? read_text(cgroup->limit) : "",
+                                cgroup ? read_text(cgroup->usage) : "");
 }
 
 }  // namespace gpubench

@@ -13,6 +13,7 @@
 #include <stdexcept>
 #include <thread>
 
+#include "device/host_memory_limit.h"
 #include "io/interrupt.h"
 
 extern char** environ;
@@ -66,6 +67,7 @@ std::string RankExit::describe() const {
   if (killed_after_rank0)
     return "killed " + std::to_string(static_cast<int>(wall_s)) + " s in, still running after rank 0 had exited";
   if (stopped_after_peer_failure) return "stopped " + std::to_string(static_cast<int>(wall_s)) + " s in, after another rank failed";
+  if (out_of_memory) return kKilledOutOfMemory;
   if (signal != 0) return "killed by signal " + std::to_string(signal) + " (" + strsignal(signal) + ")";
   return "exit code " + std::to_string(exit_code);
 }
@@ -78,6 +80,7 @@ std::vector<RankExit> run_rank_processes(const std::vector<RankProcessSpec>& spe
   }
   std::vector<Running> ranks(specs.size());
   const auto start = Clock::now();
+  const OomKills oom_before = oom_kills();
   // One process group for the config's ranks (the first rank's pid): an interrupt or a
   // second Ctrl-C ends them all, and each dies with this process.
   const pid_t parent = getpid();
@@ -115,6 +118,9 @@ std::vector<RankExit> run_rank_processes(const std::vector<RankProcessSpec>& spe
       const pid_t reaped = wait4(rank.pid, &status, WNOHANG, &usage);
       if (reaped == rank.pid) {
         finish(rank, status, usage, start);
+        // A SIGKILL this process did not send, while the kernel counted an OOM kill.
+        rank.exit.out_of_memory = rank.exit.signal == SIGKILL && !rank.term_sent && !rank.exit.killed_after_rank0 &&
+                                  oom_kills().grew_since(oom_before);
         if (&rank == &ranks.front())
           rank0_exit_deadline = Clock::now() + std::chrono::duration_cast<Clock::duration>(
                                                    std::chrono::duration<double>(policy.after_rank0_exit_s));

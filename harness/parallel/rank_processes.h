@@ -20,6 +20,7 @@ struct RankExit {
   bool stopped_after_peer_failure = false;  // killed because another rank had failed and this one did not exit
   bool interrupted = false;                 // stopped because this process got SIGINT/SIGTERM (io/interrupt.h)
   bool killed_after_rank0 = false;          // still running policy.after_rank0_exit_s after rank 0 had exited
+  bool out_of_memory = false;               // SIGKILL, not ours, while the kernel counted an OOM kill
   std::uint64_t peak_rss_bytes = 0;
   double wall_s = 0;
   bool ok() const { return !timed_out && !interrupted && signal == 0 && exit_code == 0; }

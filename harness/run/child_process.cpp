@@ -34,9 +34,7 @@ bool try_reap(pid_t pid, int& status, rusage& usage) {
 std::string ChildOutcome::describe() const {
   if (interrupted) return "interrupted after " + std::to_string(static_cast<int>(wall_s)) + " s";
   if (timed_out) return "timed out after " + std::to_string(static_cast<int>(wall_s)) + " s";
-  if (out_of_memory)
-    return "out of memory: killed by signal 9 (Killed) while the kernel's OOM killer killed a process (its cgroup's "
-           "memory.events or /proc/vmstat); a smaller --batch-size may fit";
+  if (out_of_memory) return kKilledOutOfMemory;
   if (signal != 0) return "killed by signal " + std::to_string(signal) + " (" + strsignal(signal) + ")";
   return "exit code " + std::to_string(exit_code);
 }

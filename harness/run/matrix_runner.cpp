@@ -7,6 +7,7 @@
 
 #include "config/errors.h"
 #include "device/cuda_memory_stats.h"
+#include "device/host_memory_limit.h"
 #include "io/atomic_file.h"
 #include "io/interrupt.h"
 #include "io/private_dir.h"
@@ -47,6 +48,7 @@ RankReport report_of(const RankExit& exit, const nlohmann::json& row) {
     report.reason = written + (exit.ok() || exit.exit_code == kChildFailedWithReason ? "" : " (child process " + exit.describe() + ")");
   else
     report.reason = "child process " + exit.describe() + (row.is_null() ? " before writing a result" : "");
+  if (exit.out_of_memory) report.reason += kOutOfMemoryHint;
   return report;
 }
 
@@ -204,6 +206,7 @@ nlohmann::json child_row(const Config& config, const ChildOutcome& outcome, nloh
   std::string reason = "child process " + outcome.describe();
   if (written.is_null()) reason += " before writing a result";
   else if (status == "failed" && !written.value("reason", "").empty()) reason = written.value("reason", "") + " (" + reason + ")";
+  if (outcome.out_of_memory) reason += kOutOfMemoryHint;
   return status_row(config, "failed", reason);
 }
 
