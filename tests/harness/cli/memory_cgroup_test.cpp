@@ -57,6 +57,11 @@ class TestMemoryCgroup {
     // Swap would turn the OOM kill into a crawl: none beyond the limit, where settable.
     if (own->version == 1) write_file(dir_ + "/memory.memsw.limit_in_bytes", limit);
     else write_file(dir_ + "/memory.swap.max", "0");
+    // cgroup v2 refuses processes in a folder whose parent delegates no controllers to it.
+    if (test_support::run_command(inside("true")).exit_code != 0) {
+      why_not_ = "cannot move a process into " + dir_;
+      return;
+    }
     ready_ = true;
   }
   ~TestMemoryCgroup() {
