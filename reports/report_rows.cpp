@@ -56,11 +56,13 @@ RowCells row_cells(const nlohmann::json& row, const nlohmann::json& comparisons)
         cells.short_samples_per_s = cells.short_utilization = "-";
     return cells;
   }
-  const auto& rate = row["throughput"]["samples_per_s"];
+  // value(), not operator[]: a const json's [] on a missing key is undefined behaviour, and
+  // a report is an untrusted file (`gpubench report`, compare).
+  const auto rate = row["throughput"].value("samples_per_s", nlohmann::json::object());
   cells.samples_per_s = fmt::format("{} [{}-{}]", format_rate(rate.value("median", 0.0)),
                                     format_rate(rate.value("p10", 0.0)), format_rate(rate.value("p90", 0.0)));
   cells.short_samples_per_s = format_rate(rate.value("median", 0.0));
-  cells.step_ms = fmt::format("{:.2f}", row["step_ms"].value("median", 0.0));
+  cells.step_ms = fmt::format("{:.2f}", row.value("step_ms", nlohmann::json::object()).value("median", 0.0));
   cells.utilization = utilization_text(row);
   cells.short_utilization = short_utilization_text(row);
   cells.phases = phase_shares(step_phases(row));

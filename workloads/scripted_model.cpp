@@ -1,6 +1,8 @@
 #include "workloads/scripted_model.h"
 
+#include <algorithm>
 #include <fstream>
+#include <unordered_set>
 
 #include <torch/csrc/jit/passes/inliner.h>
 #include <torch/csrc/jit/runtime/graph_executor.h>
@@ -31,8 +33,10 @@ torch::jit::Module load_torchscript(const std::string& path) {
   torch::jit::Module module;
   try {
     module = torch::jit::load(path, torch::kCPU);
-  } catch (const c10::Error& error) {
-    const std::string why = first_line(error.what_without_backtrace());
+  } catch (const std::exception& error) {
+    // c10::Error, or torch::jit::ErrorReport when the archive's code does not compile here.
+    const auto* c10_error = dynamic_cast<const c10::Error*>(&error);
+    const std::string why = first_line(c10_error ? c10_error->what_without_backtrace() : error.what());
     const bool pickle = why.find("constants.pkl") != std::string::npos || why.find("code/") != std::string::npos;
     throw UsageError("--model archive '" + path + "' is not a TorchScript module" +
                      (pickle ? " (a torch.save() pickle? export with torch.jit.script(model).save(path))" : "") +
@@ -41,10 +45,13 @@ torch::jit::Module load_torchscript(const std::string& path) {
   if (!module.find_method("forward"))
     throw UsageError("--model archive '" + path + "' has no forward method: expected a scripted nn.Module");
   const auto& schema = module.get_method("forward").function().getSchema();
-  // arguments()[0] is self.
-  if (schema.arguments().size() != 2)
-    throw UsageError("--model archive '" + path + "': forward takes " + std::to_string(schema.arguments().size() - 1) +
-                     " inputs (" + c10::toString(schema) + "): expected one tensor (the batch)");
+  // arguments()[0] is self; an argument with a default (an optional mask) need not be given.
+  const auto& arguments = schema.arguments();
+  const auto required = std::count_if(arguments.begin() + (arguments.empty() ? 0 : 1), arguments.end(),
+                                      [](const c10::Argument& a) { return !a.default_value().has_value(); });
+  if (arguments.size() < 2 || required != 1)
+    throw UsageError("--model archive '" + path + "': forward takes " + std::to_string(required) + " inputs without a default (" +
+                     c10::toString(schema) + "): expected one tensor (the batch)");
   return module;
 }
 
@@ -64,9 +71,15 @@ bool follows_train_eval(const torch::jit::Module& module) {
 }
 
 ScriptedModuleImpl::ScriptedModuleImpl(torch::jit::Module module) : scripted(std::move(module)) {
+  // TorchScript lists a shared tensor (an LM head tied to its embedding) once per owner,
+  // where Python's named_parameters() lists it once: registered twice, the optimizer would
+  // step it twice a step. The first name wins, as in Python.
+  std::unordered_set<const c10::TensorImpl*> seen;
   for (const auto& p : scripted.named_parameters(/*recurse=*/true))
-    register_parameter(dotted_to_registered(p.name), p.value, p.value.requires_grad());
-  for (const auto& b : scripted.named_buffers(/*recurse=*/true)) register_buffer(dotted_to_registered(b.name), b.value);
+    if (seen.insert(p.value.unsafeGetTensorImpl()).second)
+      register_parameter(dotted_to_registered(p.name), p.value, p.value.requires_grad());
+  for (const auto& b : scripted.named_buffers(/*recurse=*/true))
+    if (seen.insert(b.value.unsafeGetTensorImpl()).second) register_buffer(dotted_to_registered(b.name), b.value);
   train(scripted.is_training());
 }
 

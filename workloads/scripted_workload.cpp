@@ -44,10 +44,12 @@ ScriptedWorkload::ScriptedWorkload(std::string name, std::string path, ScriptedT
     const auto run = [&] {
       try {
         output = module->forward(example_batch(2));
-      } catch (const c10::Error& error) {
+      } catch (const std::exception& error) {
+        // c10::Error, or the interpreter's JITException (a scripted assert or raise).
+        const auto* c10_error = dynamic_cast<const c10::Error*>(&error);
         throw UsageError("--model archive '" + path_ + "': its forward fails on the task's input (" +
                          fmt::format("{}", fmt::join(example_batch(2).sizes(), "x")) + "): " +
-                         std::string(error.what_without_backtrace()).substr(0, 300));
+                         std::string(c10_error ? c10_error->what_without_backtrace() : error.what()).substr(0, 300));
       }
     };
     const std::int64_t counted = count_matmul_macs(run) / 2;  // two samples
@@ -104,7 +106,7 @@ Dataset ScriptedWorkload::make_dataset(const DatasetRequest& request) const {
     if (!square_image(task_.input) || task_.input[0] != 3)
       throw UsageError("--data " + name_ + ": an ImageFolder tree needs --input " + name_ + "=3xSxS (square RGB)");
     return Dataset(open_image_folder(request.data_path, {request.samples, request.seed, task_.classes, task_.input[1],
-                                                         request.full_check, request.max_image_pixels}));
+                                                         request.full_check, request.max_image_pixels, name_}));
   }
   if (square_image(task_.input) && task_.input[0] == 3)
     return Dataset(make_synthetic_image_reader(request.samples, task_.input[1], std::min<std::int64_t>(task_.classes, 10), request.seed));

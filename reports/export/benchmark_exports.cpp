@@ -41,6 +41,15 @@ std::vector<const json*> ok_rows(const json& report, const std::string& name, co
     throw UsageError(std::string(flag) + ": report '" + name +
                      "' has no ok row: nothing to export (every config was "
                      "skipped or failed)");
+  // A benchmark's name is its config id: one id twice (a `tune` search measures one stack
+  // at several batches) would keep only the last in Bencher's map and duplicate names in
+  // github-action-benchmark's list.
+  for (std::size_t i = 0; i < rows.size(); ++i)
+    for (std::size_t j = 0; j < i; ++j)
+      if ((*rows[i])["config_id"] == (*rows[j])["config_id"])
+        throw UsageError(std::string(flag) + ": report '" + name + "' has config " +
+                         (*rows[i])["config_id"].get<std::string>() +
+                         " twice (a gpubench tune search?): expected a matrix report, one row per config");
   return rows;
 }
 

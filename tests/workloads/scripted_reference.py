@@ -7,20 +7,24 @@ Writes into OUTDIR, with the venv's torch and torchvision, from fixed seeds:
                          Adam(lr=1e-3) steps of cross-entropy on that one batch (train mode, fp32,
                          one thread), parameters [1] (its parameter count), forward_flops [1]
                          (torch.utils.flop_counter.FlopCounterMode on one sample: 2 per multiply-add)
-  lm.pt, lm.safetensors  a small causal transformer LM written here (scripted): ids [4, 32] over a
-                         vocabulary of 100; the same five steps (next-token cross-entropy of every
-                         position against ids shifted by one)
+  lm.pt, lm.safetensors  a small causal transformer LM written here (scripted), its head tied to its
+                         embedding (one tensor, two owners): ids [4, 32] over a vocabulary of 100; the
+                         same five steps (next-token cross-entropy of every position against ids
+                         shifted by one)
   scripted_bn.pt         a conv + BatchNorm + dropout model, scripted: train()/eval() reach its ops
   traced_bn.pt           the same traced in train mode: its batch_norm and dropout are frozen
   truncated.pt           the first half of resnet18.pt
   pickle.pt              torch.save(resnet18's state_dict): a zip without code
   two_inputs.pt          a scripted module whose forward takes two tensors
+  optional_mask.pt       a scripted classifier whose forward takes a batch and an optional mask
+  asserts.pt             a scripted classifier whose forward asserts what the task's input is not
   wrong_shape.pt         a scripted classifier with 7 outputs (the tests ask for 10)
 
 Usage: scripted_reference.py OUTDIR
 """
 import os
 import sys
+from typing import Optional
 
 import torch
 import torch.nn as nn
@@ -38,7 +42,8 @@ class CausalLm(nn.Module):
         self.qkv = nn.ModuleList([nn.Linear(width, 3 * width) for _ in range(layers)])
         self.proj = nn.ModuleList([nn.Linear(width, width) for _ in range(layers)])
         self.norms = nn.ModuleList([nn.LayerNorm(width) for _ in range(layers)])
-        self.head = nn.Linear(width, vocab)
+        self.head = nn.Linear(width, vocab, bias=False)
+        self.head.weight = self.embed.weight  # tied, as GPT-2 and Llama 3.2 tie theirs
 
     def forward(self, ids: torch.Tensor) -> torch.Tensor:
         x = self.embed(ids)
@@ -69,6 +74,27 @@ class ConvBn(nn.Module):
 class TwoInputs(nn.Module):
     def forward(self, a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
         return a + b
+
+
+class OptionalMask(nn.Module):
+    def __init__(self, classes=10):
+        super().__init__()
+        self.fc = nn.Linear(3, classes)
+
+    def forward(self, x: torch.Tensor, mask: Optional[torch.Tensor] = None) -> torch.Tensor:
+        if mask is not None:
+            x = x * mask
+        return self.fc(x.mean(dim=(2, 3)))
+
+
+class Asserts(nn.Module):
+    def __init__(self, classes=10):
+        super().__init__()
+        self.fc = nn.Linear(3, classes)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        assert x.size(1) == 4, "expected 4 channels"
+        return self.fc(x.mean(dim=(2, 3)))
 
 
 def python_losses(model, x, y, lm):
@@ -123,6 +149,8 @@ def main(out):
     torch.save(resnet.state_dict(), os.path.join(out, "pickle.pt"))
     torch.jit.script(TwoInputs()).save(os.path.join(out, "two_inputs.pt"))
     torch.jit.script(ConvBn(classes=7)).save(os.path.join(out, "wrong_shape.pt"))
+    torch.jit.script(OptionalMask()).save(os.path.join(out, "optional_mask.pt"))
+    torch.jit.script(Asserts()).save(os.path.join(out, "asserts.pt"))
 
 
 if __name__ == "__main__":

@@ -5,6 +5,7 @@
 // the file and what is wrong.
 #include <cstdlib>
 #include <filesystem>
+#include <set>
 
 #include <gtest/gtest.h>
 
@@ -114,13 +115,35 @@ TEST(ScriptedWorkload, ScriptedModulesFollowTrainEvalAndTracedOnesAreReported) {
       << traced.describe()["train_eval"];
 }
 
+TEST(ScriptedWorkload, AForwardWithAnOptionalSecondArgumentTakesTheBatchAlone) {
+  REQUIRE_REFERENCES();
+  const ScriptedWorkload workload("masked", reference("optional_mask.pt"), classification({3, 8, 8}, 10));
+  EXPECT_EQ(workload.declared_parameters().value_or(0), 3 * 10 + 10);
+}
+
+// The LM's head is its embedding (one tensor, two owners in TorchScript's listing): one
+// parameter to the optimizer, as in Python, or the curve above would not match.
+TEST(ScriptedWorkload, ATiedWeightIsOneParameter) {
+  REQUIRE_REFERENCES();
+  ScriptedTask task;
+  task.kind = ScriptedTask::Kind::LanguageModel;
+  task.vocab = 100;
+  task.seq_len = 32;
+  const Model model = ScriptedWorkload("lm", reference("lm.pt"), task).make_model();
+  std::set<const void*> distinct;
+  for (const auto& p : model.module->parameters()) distinct.insert(p.data_ptr());
+  EXPECT_EQ(distinct.size(), model.module->parameters().size());
+}
+
 TEST(ScriptedWorkload, BadArchivesAreUsageErrorsNamingTheFileAndTheProblem) {
   REQUIRE_REFERENCES();
   for (const auto& [file, fragment] : std::vector<std::pair<std::string, std::string>>{
            {"truncated.pt", "is not a TorchScript module"},
            {"pickle.pt", "is not a TorchScript module"},
-           {"two_inputs.pt", "forward takes 2 inputs"},
-           {"wrong_shape.pt", "its output for a batch of 2 is [2, 7]: expected [2, 10]"}}) {
+           {"two_inputs.pt", "forward takes 2 inputs without a default"},
+           {"wrong_shape.pt", "its output for a batch of 2 is [2, 7]: expected [2, 10]"},
+           // The interpreter's JITException, not a c10::Error: once a fatal exit 1.
+           {"asserts.pt", "its forward fails on the task's input (2x3x8x8): "}}) {
     try {
       ScriptedWorkload("bad", reference(file), classification({3, 8, 8}, 10));
       ADD_FAILURE() << file << " was accepted";

@@ -99,9 +99,11 @@ torch::Tensor decode_jpeg(const std::string& bytes, const std::string& path, con
   const JpegHeader header = jpeg_header(bytes, path, limits);
   auto pixels = allocate_pixels(header.height, header.width, header.cmyk() ? 4 : 3, path);
   // TJFLAG_STOPONWARNING: a truncated file ("premature end of data") is an error, not a grey tail.
+  // TJFLAG_LIMITSCANS: a progressive file of over 500 scans (a few KB can hold thousands,
+  // each a pass over the whole image: minutes) is refused; real ones have about ten.
   if (tjDecompress2(jpeg_decoder(), as_bytes(bytes), static_cast<unsigned long>(bytes.size()),
                     pixels.data_ptr<std::uint8_t>(), header.width, 0, header.height,
-                    header.cmyk() ? TJPF_CMYK : TJPF_RGB, TJFLAG_STOPONWARNING) != 0)
+                    header.cmyk() ? TJPF_CMYK : TJPF_RGB, TJFLAG_STOPONWARNING | TJFLAG_LIMITSCANS) != 0)
     throw bad_image(path, std::string("JPEG data: ") + tjGetErrorStr2(jpeg_decoder()));
   return header.cmyk() ? inverted_cmyk_to_rgb(pixels, path) : pixels;
 }

@@ -30,8 +30,9 @@ bool has_image_extension(const fs::path& path) {
   return extension == ".jpg" || extension == ".jpeg" || extension == ".png";
 }
 
-UsageError bad_tree(const std::string& root, const std::string& why) {
-  return UsageError("--data resnet50='" + root + "' " + why +
+// `flag` is "--data NAME", the workload's flag the tree came from.
+UsageError bad_tree(const std::string& flag, const std::string& root, const std::string& why) {
+  return UsageError(flag + "='" + root + "' " + why +
                     ": expected an ImageFolder tree (ROOT/<class>/<image>.jpg|.jpeg|.png)");
 }
 
@@ -73,15 +74,16 @@ std::vector<fs::path> class_folders(const std::string& root, std::error_code& er
 }
 
 // The class folders in sorted order, each with its images; a folder without any is an error.
-std::vector<ImageFile> scan_tree(const std::string& root, std::int64_t max_classes, std::int64_t& classes) {
+std::vector<ImageFile> scan_tree(const std::string& flag, const std::string& root, std::int64_t max_classes,
+                                 std::int64_t& classes) {
   std::error_code error;
-  if (!fs::is_directory(root, error)) throw bad_tree(root, "is not a directory");
+  if (!fs::is_directory(root, error)) throw bad_tree(flag, root, "is not a directory");
   const std::vector<fs::path> folders = class_folders(root, error);
-  if (error) throw bad_tree(root, "cannot be listed (" + error.message() + ")");
-  if (folders.empty()) throw bad_tree(root, "has no class folders");
+  if (error) throw bad_tree(flag, root, "cannot be listed (" + error.message() + ")");
+  if (folders.empty()) throw bad_tree(flag, root, "has no class folders");
   classes = static_cast<std::int64_t>(folders.size());
   if (classes > max_classes)
-    throw bad_tree(root, "has " + std::to_string(classes) + " class folders but the model has " +
+    throw bad_tree(flag, root, "has " + std::to_string(classes) + " class folders but the model has " +
                              std::to_string(max_classes) + " outputs");
   std::vector<ImageFile> files;
   for (std::size_t label = 0; label < folders.size(); ++label) {
@@ -89,10 +91,10 @@ std::vector<ImageFile> scan_tree(const std::string& root, std::int64_t max_class
     try {
       walk_class_folder(folders[label], walk);
     } catch (const fs::filesystem_error& walk_error) {
-      throw bad_tree(root, "has a class folder that cannot be read: " + std::string(walk_error.what()));
+      throw bad_tree(flag, root, "has a class folder that cannot be read: " + std::string(walk_error.what()));
     }
     if (walk.images.empty())
-      throw bad_tree(root, "has a class folder without JPEG or PNG files: '" + folders[label].string() + "'");
+      throw bad_tree(flag, root, "has a class folder without JPEG or PNG files: '" + folders[label].string() + "'");
     for (auto& path : walk.images) files.push_back({std::move(path), static_cast<std::int64_t>(label)});
   }
   return files;
@@ -129,7 +131,7 @@ void check_image(const std::string& path, bool decode, const ImageLimits& limits
 }
 
 // Checks every file on all cores; the first failure is a UsageError.
-void check_images(const std::vector<ImageFile>& files, bool decode, const ImageLimits& limits) {
+void check_images(const std::string& flag, const std::vector<ImageFile>& files, bool decode, const ImageLimits& limits) {
   std::atomic<std::size_t> next{0};
   std::mutex failure_lock, alone;
   std::string failure;
@@ -148,7 +150,7 @@ void check_images(const std::vector<ImageFile>& files, bool decode, const ImageL
   std::vector<std::thread> pool;
   for (unsigned t = 0; t < threads; ++t) pool.emplace_back(work);
   for (auto& thread : pool) thread.join();
-  if (!failure.empty()) throw UsageError("--data resnet50: " + failure);
+  if (!failure.empty()) throw UsageError(flag + ": " + failure);
 }
 
 class ImageFolderReader final : public SampleReader {
@@ -231,10 +233,11 @@ void add_links(const fs::path& folder, const fs::path& resolved_root, std::set<s
 
 std::shared_ptr<const SampleReader> open_image_folder(const std::string& root, const ImageFolderOptions& options) {
   std::int64_t classes = 0;
-  std::vector<ImageFile> all = scan_tree(root, options.classes, classes);
+  const std::string flag = "--data " + options.workload;
+  std::vector<ImageFile> all = scan_tree(flag, root, options.classes, classes);
   const auto total = static_cast<std::int64_t>(all.size());
   std::vector<ImageFile> chosen = spread_selection(std::move(all), options.samples);
-  check_images(chosen, options.full_check, limits_of(options));
+  check_images(flag, chosen, options.full_check, limits_of(options));
   return std::make_shared<ImageFolderReader>(root, std::move(chosen), total, classes, options);
 }
 

@@ -20,6 +20,7 @@ struct ImageFolderOptions {
   // --max-image-pixels: an image above it is refused from its header, a file above 3 bytes
   // per pixel of it (plus 16 MiB) unread (ImageLimits, image_decode.h); 0 means the default.
   std::int64_t max_image_pixels = kDefaultMaxImagePixels;
+  std::string workload = "resnet50";  // the --data NAME its messages name
 };
 
 // torchvision's ImageFolder layout: ROOT/<class>/**/<file>.{jpg,jpeg,png} (extensions in

@@ -76,9 +76,7 @@ std::optional<DecoderActivation> gpt2_activation(const std::string& name) {
   for (const char* tanh : {"gelu_new", "gelu_pytorch_tanh", "gelu_python_tanh", "gelu_accurate", "gelu_fast"})
     if (name == tanh) return DecoderActivation::GeluTanh;
   if (name == "gelu" || name == "gelu_python") return DecoderActivation::GeluErf;
-  if (name == "relu") return DecoderActivation::Relu;
-  if (name == "silu" || name == "swish") return DecoderActivation::Silu;
-  return std::nullopt;
+  return std::nullopt;  // relu, silu, ...: GPT2Config takes them; gpubench's GPT-2 does not
 }
 
 void read_gpt2(const ConfigFields& fields, const FamilyName& family, DecoderConfig& config) {
@@ -98,7 +96,7 @@ void read_gpt2(const ConfigFields& fields, const FamilyName& family, DecoderConf
   const auto activation = gpt2_activation(config.hidden_act);
   if (!activation)
     throw fields.refusal("activation_function", "the tanh GELU (gelu_new, gelu_pytorch_tanh, gelu_python_tanh, "
-                                                "gelu_accurate, gelu_fast), gelu, gelu_python, relu, silu or swish");
+                                                "gelu_accurate, gelu_fast), gelu or gelu_python");
   config.activation = *activation;
   config.norm_eps = fields.number("layer_norm_epsilon", 1e-5, 0.0, kInfinity);
   config.tie_word_embeddings = fields.flag("tie_word_embeddings", true);
@@ -168,6 +166,9 @@ void read_llama_family(const ConfigFields& fields, const FamilyName& family, Dec
   if ((!head_dim || type == "llama") && config.hidden_size % config.num_attention_heads != 0)
     throw fields.refusal("num_attention_heads", "a divisor of hidden_size (" + std::to_string(config.hidden_size) + ")");
   config.head_dim = head_dim.value_or(config.hidden_size / config.num_attention_heads);
+  if (config.head_dim % 2 != 0)  // RoPE rotates pairs of channels (HF's rotate_half splits head_dim in two)
+    throw fields.refusal(head_dim ? "head_dim" : "num_attention_heads",
+                         "a head width (head_dim " + std::to_string(config.head_dim) + ") that is even: RoPE rotates pairs");
   if (config.num_attention_heads % config.num_key_value_heads != 0)
     throw fields.refusal("num_key_value_heads",
                          "a divisor of num_attention_heads (" + std::to_string(config.num_attention_heads) + ")");

@@ -19,7 +19,6 @@ enum class DecoderActivation {
   Silu,      // silu, swish
   GeluTanh,  // 0.5x(1 + tanh(sqrt(2/pi)(x + 0.044715x^3))): gelu_new, gelu_pytorch_tanh, ...
   GeluErf,   // exact: gelu, gelu_python
-  Relu,
 };
 
 // GPT-2's dropout probabilities, read and not applied: a benchmark of the training step

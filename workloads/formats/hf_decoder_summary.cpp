@@ -1,7 +1,5 @@
 #include "workloads/formats/hf_decoder_config.h"
 
-#include <limits>
-
 #include "config/errors.h"
 
 namespace gpubench {
@@ -20,6 +18,7 @@ class CheckedCount {
     overflow_ = overflow_ || __builtin_mul_overflow(total_, n, &total_);
     return *this;
   }
+  void mark_overflow() { overflow_ = true; }
   std::int64_t total() const { return total_; }
   bool overflow() const { return overflow_; }
 
@@ -33,7 +32,6 @@ const char* activation_name(DecoderActivation activation) {
     case DecoderActivation::Silu: return "silu";
     case DecoderActivation::GeluTanh: return "gelu_tanh";
     case DecoderActivation::GeluErf: return "gelu_erf";
-    case DecoderActivation::Relu: return "relu";
   }
   return "unknown";
 }
@@ -53,7 +51,7 @@ std::int64_t DecoderConfig::parameter_count() const {
     std::int64_t q = 0, kv = 0;  // widths of the query and key/value projections
     if (__builtin_mul_overflow(num_attention_heads, head_dim, &q) ||
         __builtin_mul_overflow(num_key_value_heads, head_dim, &kv))
-      layer.times(std::numeric_limits<std::int64_t>::max()).times(2);  // marks the count as overflowed
+      layer.mark_overflow();
     layer.add(2, c);                   // input_layernorm, post_attention_layernorm (RMSNorm: weight only)
     layer.add(c, q).add(2, c, kv);     // q_proj, k_proj, v_proj
     layer.add(q, c);                   // o_proj

@@ -63,6 +63,11 @@ TEST(ScriptedRun, AMissingTaskAndBadArchivesAreExitTwoNamingWhatIsWrong) {
            {"--model r=" + archive("resnet18.pt") + " --input r=3x64x64 --classes r=10 --list", "expected [2, 10]"},
            {"--model r=" + archive("resnet18.pt") + " --input r=3x64x64 --classes r=1000 --matrix r/cpu/fp32/ckpt --list",
             "ckpt does not apply to r"},
+           {"--model r=" + archive("asserts.pt") + " --input r=3x8x8 --classes r=10 --list",
+            "its forward fails on the task's input"},
+           // A tree's errors name the --model's --data, not resnet50's.
+           {"--model r=" + archive("scripted_bn.pt") + " --input r=3x8x8 --classes r=10 --data r=/nonexistent --list",
+            "--data r='/nonexistent' is not a directory"},
            {"--input x=3x8x8 --list", "NAME a --model"}}) {
     const auto run = run_command(exe + " " + args);
     EXPECT_EQ(run.exit_code, 2) << args << ": " << run.output;

@@ -92,5 +92,23 @@ TEST(BenchmarkExports, RefuseAReportWithNoOkRow) {
   EXPECT_THROW(github_benchmark_bigger_is_better(report, "r.json"), UsageError);
 }
 
+// A tune search's report measures one id at several batches: one name per benchmark.
+TEST(BenchmarkExports, RefuseAReportWithAConfigTwice) {
+  json report = quick();
+  json twice = report["results"][0];
+  twice["status"] = "ok";
+  report["results"].push_back(twice);
+  for (const auto& export_to : {bencher_metric_format, github_benchmark_bigger_is_better}) {
+    try {
+      export_to(report, "r.json");
+      ADD_FAILURE() << "a report with " << twice["config_id"] << " twice was exported";
+    } catch (const UsageError& error) {
+      EXPECT_NE(std::string(error.what()).find("has config " + twice["config_id"].get<std::string>() + " twice"),
+                std::string::npos)
+          << error.what();
+    }
+  }
+}
+
 }  // namespace
 }  // namespace gpubench

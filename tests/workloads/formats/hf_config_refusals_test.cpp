@@ -75,6 +75,7 @@ TEST(HfConfigRefusals, MissingOrMistypedShapeKeysNeverFallBackToClassDefaults) {
   EXPECT_MENTIONS(refusal(with(llama(), "vocab_size", true)), "vocab_size is true: expected an integer");
   EXPECT_MENTIONS(refusal(with(llama(), "num_hidden_layers", 0)), "num_hidden_layers is 0: expected an integer");
   EXPECT_MENTIONS(refusal(with(llama(), "head_dim", -8)), "head_dim is -8");
+  EXPECT_MENTIONS(refusal(with(llama(), "head_dim", 7)), "head_dim is 7: expected a head width (head_dim 7) that is even");
   EXPECT_MENTIONS(refusal(with(llama(), "tie_word_embeddings", 1)), "tie_word_embeddings is 1: expected true or false");
   EXPECT_MENTIONS(refusal(with(llama(), "rms_norm_eps", -1)), "rms_norm_eps is -1: expected a number >= 0");
   // Llama without num_key_value_heads: as many as the heads (LlamaConfig's None); null likewise.
@@ -83,6 +84,10 @@ TEST(HfConfigRefusals, MissingOrMistypedShapeKeysNeverFallBackToClassDefaults) {
   // Dimensions at the 2^40 bound still count, and the count's overflow is refused.
   json huge = with(with(llama(), "hidden_size", std::int64_t{1} << 40), "vocab_size", std::int64_t{1} << 40);
   EXPECT_MENTIONS(refusal(with(huge, "intermediate_size", std::int64_t{1} << 40)), "its parameter count overflows 64 bits");
+  // The attention width itself overflowing (heads x head_dim = 2^64) is refused too, not wrapped to 0.
+  json wide = with(with(typed("mistral"), "num_attention_heads", std::int64_t{1} << 40), "num_key_value_heads",
+                   std::int64_t{1} << 40);
+  EXPECT_MENTIONS(refusal(with(wide, "head_dim", std::int64_t{1} << 24)), "its parameter count overflows 64 bits");
 }
 
 TEST(HfConfigRefusals, ShapesThatDoNotDivide) {
@@ -106,7 +111,9 @@ TEST(HfConfigRefusals, ActivationsDropoutAndGpt2Attention) {
   for (const char* tanh : {"gelu_new", "gelu_pytorch_tanh", "gelu_python_tanh", "gelu_accurate", "gelu_fast"})
     EXPECT_EQ(parse(with(gpt2(), "activation_function", tanh)).activation, DecoderActivation::GeluTanh) << tanh;
   EXPECT_EQ(parse(with(gpt2(), "activation_function", "gelu")).activation, DecoderActivation::GeluErf);
-  EXPECT_EQ(parse(with(gpt2(), "activation_function", "relu")).activation, DecoderActivation::Relu);
+  // GPT2Config takes relu and silu; gpubench's GPT-2 does not: refused where the file is read.
+  EXPECT_MENTIONS(refusal(with(gpt2(), "activation_function", "relu")), "activation_function is \"relu\": expected the tanh GELU");
+  EXPECT_MENTIONS(refusal(with(gpt2(), "activation_function", "silu")), "activation_function is \"silu\"");
   EXPECT_MENTIONS(refusal(with(llama(), "attention_dropout", 0.1)), "attention_dropout is 0.1: expected 0");
   EXPECT_EQ(parse(with(llama(), "attention_dropout", 0)).hidden_size, 32);
   EXPECT_MENTIONS(refusal(with(gpt2(), "add_cross_attention", true)), "add_cross_attention is true: expected false");
