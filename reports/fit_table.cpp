@@ -42,6 +42,22 @@ std::size_t total_width(const std::vector<std::size_t>& widths) {
   return total ? total - 2 : 0;
 }
 
+// Columns a terminal gives one code point (wcwidth's answer for the common cases, without
+// depending on the process locale): 0 for combining marks and zero-width characters, 2 for
+// East Asian wide and fullwidth forms and emoji, 1 otherwise. Names from outside (class
+// folders, file paths in a reason) can hold any of them.
+std::size_t code_point_width(char32_t c) {
+  const auto in = [c](char32_t low, char32_t high) { return c >= low && c <= high; };
+  if (in(0x0300, 0x036F) || in(0x1AB0, 0x1AFF) || in(0x1DC0, 0x1DFF) || in(0x200B, 0x200F) || in(0x20D0, 0x20FF) ||
+      in(0xFE00, 0xFE0F) || in(0xFE20, 0xFE2F) || c == 0xFEFF)
+    return 0;
+  if (in(0x1100, 0x115F) || in(0x2E80, 0x303E) || in(0x3041, 0x33FF) || in(0x3400, 0x4DBF) || in(0x4E00, 0x9FFF) ||
+      in(0xA000, 0xA4CF) || in(0xAC00, 0xD7A3) || in(0xF900, 0xFAFF) || in(0xFE30, 0xFE4F) || in(0xFF00, 0xFF60) ||
+      in(0xFFE0, 0xFFE6) || in(0x1F300, 0x1F64F) || in(0x1F900, 0x1F9FF) || in(0x20000, 0x3FFFD))
+    return 2;
+  return 1;
+}
+
 std::string pad_line(const std::vector<std::string>& cells, const std::vector<std::size_t>& widths) {
   std::string line;
   for (std::size_t c = 0; c < cells.size(); ++c)
@@ -53,8 +69,17 @@ std::string pad_line(const std::vector<std::string>& cells, const std::vector<st
 }  // namespace
 
 std::size_t display_width(const std::string& text) {
-  return static_cast<std::size_t>(
-      std::count_if(text.begin(), text.end(), [](char c) { return (static_cast<unsigned char>(c) & 0xC0) != 0x80; }));
+  std::size_t width = 0;
+  for (std::size_t i = 0; i < text.size();) {
+    const auto lead = static_cast<unsigned char>(text[i]);
+    const std::size_t length = lead < 0x80 ? 1 : lead >> 5 == 0x6 ? 2 : lead >> 4 == 0xE ? 3 : lead >> 3 == 0x1E ? 4 : 1;
+    char32_t point = length == 1 ? lead : lead & (0xFF >> (length + 1));
+    for (std::size_t k = 1; k < length && i + k < text.size(); ++k)
+      point = (point << 6) | (static_cast<unsigned char>(text[i + k]) & 0x3F);
+    width += code_point_width(point);
+    i += length;
+  }
+  return width;
 }
 
 std::vector<FitColumn> columns_from_rows(const std::vector<std::vector<std::string>>& rows) {

@@ -43,7 +43,8 @@ std::vector<FitColumn> columns_from_rows(const std::vector<std::vector<std::stri
 // stands alone), every line starting with `indent`. Newlines in `text` start new lines.
 std::string wrap_text(const std::string& text, std::size_t width, const std::string& indent = "");
 
-// The characters a terminal shows for `text`: UTF-8 code points, not bytes.
+// The columns a terminal gives `text` (UTF-8): a code point each, none for a combining
+// mark, two for an East Asian wide character or an emoji; not its bytes.
 std::size_t display_width(const std::string& text);
 
 }  // namespace gpubench

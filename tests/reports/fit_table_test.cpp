@@ -82,6 +82,12 @@ TEST(FitTable, ColumnsNoStepDropsOverflowRatherThanBeCut) {
 
 TEST(FitTable, WidthCountsCharactersNotBytesAndCellsStayOnOneLine) {
   EXPECT_EQ(display_width("a · b"), 5u);
+  EXPECT_EQ(display_width("猫/犬"), 5u) << "CJK: two columns each";
+  EXPECT_EQ(display_width("e\u0301t\u00e9"), 3u) << "a combining accent takes none";
+  EXPECT_EQ(display_width("ok \U0001F600"), 5u) << "an emoji takes two";
+  // Wide characters keep the next column aligned.
+  const std::string aligned = fit_table({{"class", {"猫猫", "abcd"}, "", {}}, {"n", {"1", "2"}, "", {}}}, {}, 80);
+  EXPECT_NE(aligned.find("猫猫   1\nabcd   2\n"), std::string::npos) << aligned;
   const std::vector<FitColumn> columns = {{"x", {"two\nlines", "\x1b[2J"}, "", {}}};
   const std::string text = fit_table(columns, {}, 80);
   EXPECT_NE(text.find("two lines"), std::string::npos) << text;
