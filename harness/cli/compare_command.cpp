@@ -5,6 +5,7 @@
 #include <iostream>
 
 #include "cli/matrix_command.h"
+#include "cli/terminal_columns.h"
 #include "config/errors.h"
 #include "io/atomic_file.h"
 #include "io/printable.h"
@@ -30,7 +31,7 @@ int run_compare_command(const CliOptions& options) try {
               << " ('" << printable(options.compare_base) << "'): the result says nothing about a change\n";
   const CompareResult result = compare_report_sets(base, next, compare);
   const std::string format = !options.format.empty() ? options.format : "table";
-  std::cout << format_compare(result, format) << std::flush;
+  std::cout << format_compare(result, format, terminal_columns()) << std::flush;
   if (!options.compare_junit.empty()) {
     try {
       write_file_atomically(options.compare_junit, compare_junit_xml(result));

@@ -11,6 +11,7 @@
 #include "config/errors.h"
 #include "io/json_text.h"
 #include "io/printable.h"
+#include "reports/fit_table.h"
 
 namespace gpubench {
 namespace {
@@ -138,25 +139,27 @@ std::vector<std::string> notes(const CompareResult& r) {
   return lines;
 }
 
-std::string format_table(const CompareResult& r) {
+std::string format_table(const CompareResult& r, std::size_t columns) {
   std::vector<Row> rows{header_row(r)};
   for (const ConfigComparison& c : r.configs) rows.push_back(config_row(c, r.metric));
-  std::vector<std::size_t> widths(rows.front().size(), 0);
-  for (const Row& row : rows)
-    for (std::size_t i = 0; i < row.size(); ++i) widths[i] = std::max(widths[i], row[i].size());
-
-  std::string out = "gpubench compare: " + metric_line(r) + "\n";
-  out += "BASE " + r.base.name + provenance(r.base) + "\nNEW  " + r.next.name + provenance(r.next) + "\n\n";
-  for (const Row& row : rows) {
-    std::string line;
-    for (std::size_t i = 0; i < row.size(); ++i)
-      line += fmt::format("{:<{}}", row[i], i + 1 < row.size() ? widths[i] + 2 : 0);
-    out += line + "\n";
+  std::vector<FitColumn> table = columns_from_rows(rows);
+  // The short form of each side: its median alone.
+  for (const std::size_t side : {2u, 3u}) {
+    table[side].short_header = side == 2 ? "BASE" : "NEW";
+    for (const ConfigComparison& c : r.configs)
+      table[side].short_cells.push_back(value_text(side == 2 ? c.base.median : c.next.median, r.metric));
   }
-  const auto section = [&out](const std::string& title, const std::vector<std::string>& lines) {
+  using A = FitStep::Action;
+  const std::vector<FitStep> steps = {{1, A::Drop}, {2, A::Shorten}, {3, A::Shorten}, {6, A::Drop}, {5, A::Drop}};
+
+  std::string out = wrap_text("gpubench compare: " + metric_line(r), columns);
+  // Whole, not wrapped: a path a user copies.
+  out += "BASE " + r.base.name + provenance(r.base) + "\nNEW  " + r.next.name + provenance(r.next) + "\n\n";
+  out += fit_table(table, steps, columns);
+  const auto section = [&out, columns](const std::string& title, const std::vector<std::string>& lines) {
     if (lines.empty()) return;
     out += "\n" + title + ":\n";
-    for (const std::string& line : lines) out += "  " + line + "\n";
+    for (const std::string& line : lines) out += wrap_text(line, columns, "  ");
   };
   section("Notes", notes(r));
   section("Only in BASE (not compared)", r.only_in_base);
@@ -165,8 +168,8 @@ std::string format_table(const CompareResult& r) {
   for (const NotCompared& n : r.not_compared) skipped.push_back(n.config_id + ": " + n.reason);
   section("Not compared", skipped);
   section("Warnings (the comparison may be doubtful)", r.warnings);
-  out += "\n" + rule_line(r) + "\n";
-  out += "Result: " + summary_line(r) + "\n";
+  out += "\n" + wrap_text(rule_line(r), columns);
+  out += wrap_text("Result: " + summary_line(r), columns);
   return out;
 }
 
@@ -211,9 +214,9 @@ std::string format_markdown(const CompareResult& r) {
 
 }  // namespace
 
-std::string format_compare(const CompareResult& result, const std::string& format) {
+std::string format_compare(const CompareResult& result, const std::string& format, std::size_t columns) {
   // A report is untrusted input (a CI artifact): none of its bytes reach a terminal raw.
-  if (format == "table") return printable(format_table(result));
+  if (format == "table") return printable(format_table(result, columns));
   if (format == "markdown") return printable(format_markdown(result));
   if (format == "json") return json_text(result.json, 2) + "\n";
   throw UsageError("unknown --format '" + format + "': expected table, markdown or json");

@@ -64,6 +64,21 @@ TEST(FormatCompareTable, OneAlignedRowPerConfigWithVerdict) {
   EXPECT_NE(text.find("Result: 1 regression, 1 improvement, 2 unchanged (4 compared)"), std::string::npos) << text;
 }
 
+// An 80-column terminal: the counts, the noise, the p-value and the interval give way; every
+// line fits and each config keeps its change and verdict.
+TEST(FormatCompareTable, FitsTheColumnsItIsGiven) {
+  const std::string wide = format_compare(sample_result(), "table");
+  const std::string text = format_compare(sample_result(), "table", 80);
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) EXPECT_LE(line.size(), 80u) << line << "\n" << text;
+  EXPECT_TRUE(std::regex_search(line_of(text, "mlp/cpu/fp32"), std::regex(R"(-\d+\.\d% .*REGRESSION$)"))) << text;
+  EXPECT_TRUE(std::regex_search(line_of(text, "cnn/cpu/fp32"), std::regex(R"(no change$)"))) << text;
+  EXPECT_EQ(line_of(text, "mlp/cpu/fp32").find("cv "), std::string::npos) << "the noise went first: " << text;
+  EXPECT_NE(text.find("(hidden at 80 columns: n base/new"), std::string::npos) << text;
+  EXPECT_NE(text.find("Result: 1 regression, 1 improvement, 2 unchanged (4 compared)"), std::string::npos) << text;
+  EXPECT_NE(line_of(wide, "mlp/cpu/fp32").find("cv "), std::string::npos) << "unbounded, nothing hidden: " << wide;
+}
+
 TEST(FormatCompareMarkdown, GithubTableWithVerdicts) {
   const std::string text = format_compare(sample_result(), "markdown");
   EXPECT_EQ(text.rfind("### gpubench compare: regression found\n", 0), 0u) << text;
