@@ -3,16 +3,9 @@
 #include <map>
 #include <set>
 
+#include "workloads/formats/safetensors_header.h"
+
 namespace gpubench {
-namespace {
-
-std::string shape_text(const std::vector<std::int64_t>& shape) {
-  std::string text = "[";
-  for (std::size_t i = 0; i < shape.size(); ++i) text += (i ? ", " : "") + std::to_string(shape[i]);
-  return text + "]";
-}
-
-}  // namespace
 
 ExpectedWeights llama_expected_weights(const LlamaShape& s) {
   const std::int64_t q = s.heads * s.head_dim, kv = s.kv_heads * s.head_dim;

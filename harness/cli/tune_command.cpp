@@ -10,7 +10,6 @@
 #include "config/errors.h"
 #include "config/stack_parts.h"
 #include "device/env_record.h"
-#include "device/host_memory_limit.h"
 #include "io/atomic_file.h"
 #include "io/json_text.h"
 #include "io/printable.h"
@@ -56,8 +55,7 @@ std::vector<std::string> candidate_parts(DeviceKind device, const MachineCapabil
 double default_budget_bytes(DeviceKind device, const MachineCapabilities& machine) {
   if (device == DeviceKind::Cuda && !machine.cuda.devices.empty())
     return static_cast<double>(machine.cuda.devices.front().memory_bytes);
-  const auto limit = host_memory_limit();
-  return limit ? static_cast<double>(limit->available_bytes) : 0.0;
+  return machine.host_available_bytes;  // detect_capabilities read host_memory_limit()
 }
 
 // Runs one candidate in its own child process, as the matrix runs a config.

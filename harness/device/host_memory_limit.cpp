@@ -1,5 +1,7 @@
 #include "device/host_memory_limit.h"
 
+#include <csignal>
+
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
@@ -20,6 +22,16 @@ std::optional<std::uint64_t> parse_bytes(const std::string& text) {
   std::istringstream in(text);
   if (!(in >> value)) return std::nullopt;
   return value;
+}
+
+// The number after `key` on its own line of a "key value" file (meminfo, memory.events,
+// memory.oom_control, vmstat); nullopt when no line has it.
+std::optional<std::uint64_t> field(const std::string& text, const std::string& key) {
+  std::istringstream lines(text);
+  std::string line;
+  while (std::getline(lines, line))
+    if (line.rfind(key + " ", 0) == 0) return parse_bytes(line.substr(key.size() + 1));
+  return std::nullopt;
 }
 
 bool is_file(const std::string& path) {
@@ -57,11 +69,7 @@ std::optional<MemoryCgroupFiles> memory_cgroup_files(const std::string& proc_sel
 std::optional<HostMemoryLimit> host_memory_limit_from(const std::string& meminfo, const std::string& cgroup_max,
                                                       const std::string& cgroup_current) {
   HostMemoryLimit limit;
-  std::istringstream lines(meminfo);
-  std::string line;
-  while (std::getline(lines, line))
-    if (line.rfind("MemAvailable:", 0) == 0)
-      if (const auto kib = parse_bytes(line.substr(13))) limit.mem_available_bytes = *kib * 1024;
+  if (const auto kib = field(meminfo, "MemAvailable:")) limit.mem_available_bytes = *kib * 1024;
   const auto max = parse_bytes(cgroup_max), current = parse_bytes(cgroup_current);
   if (max && current) limit.cgroup_left_bytes = *max > *current ? *max - *current : 0;
   if (!limit.mem_available_bytes && !limit.cgroup_left_bytes) return std::nullopt;
@@ -75,22 +83,28 @@ std::optional<HostMemoryLimit> host_memory_limit_from(const std::string& meminfo
   return limit;
 }
 
-// The number after `key` on its own line of a "key value" file (memory.events, vmstat).
-std::uint64_t counter(const std::string& text, const std::string& key) {
-  std::istringstream lines(text);
-  std::string line;
-  while (std::getline(lines, line))
-    if (line.rfind(key + " ", 0) == 0) return parse_bytes(line.substr(key.size() + 1)).value_or(0);
-  return 0;
+namespace {
+
+// A process's cgroup does not change: found once (it is read for every config and rank).
+const std::optional<MemoryCgroupFiles>& own_memory_cgroup() {
+  static const std::optional<MemoryCgroupFiles> own = memory_cgroup_files(read_text("/proc/self/cgroup"));
+  return own;
 }
 
+}  // namespace
+
 OomKills oom_kills() {
-  const auto cgroup = memory_cgroup_files(read_text("/proc/self/cgroup"));
-  return {cgroup ? counter(read_text(cgroup->oom_events), "oom_kill") : 0, counter(read_text("/proc/vmstat"), "oom_kill")};
+  const auto& cgroup = own_memory_cgroup();
+  return {cgroup ? field(read_text(cgroup->oom_events), "oom_kill").value_or(0) : 0,
+          field(read_text("/proc/vmstat"), "oom_kill").value_or(0)};
+}
+
+bool killed_by_oom(int signal, bool sent_by_us, const OomKills& before) {
+  return signal == SIGKILL && !sent_by_us && oom_kills().grew_since(before);
 }
 
 std::optional<HostMemoryLimit> host_memory_limit() {
-  const auto cgroup = memory_cgroup_files(read_text("/proc/self/cgroup"));
+  const auto& cgroup = own_memory_cgroup();
   return host_memory_limit_from(read_text("/proc/meminfo"), cgroup ? read_text(cgroup->limit) : "",
                                 cgroup ? read_text(cgroup->usage) : "");
 }

@@ -39,6 +39,9 @@ struct OomKills {
   bool grew_since(const OomKills& before) const { return cgroup > before.cgroup || system > before.system; }
 };
 OomKills oom_kills();
+// Whether a child that ended by `signal` was taken by the OOM killer: a SIGKILL that this
+// process did not send (`sent_by_us`) while the kernel's count grew since `before`.
+bool killed_by_oom(int signal, bool sent_by_us, const OomKills& before);
 // How a config's child or rank that the OOM killer took is described in its row.
 inline constexpr const char* kKilledOutOfMemory =
     "out of memory: killed by the kernel's OOM killer (SIGKILL while the OOM kills counted by its memory cgroup or "

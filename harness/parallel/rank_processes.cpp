@@ -119,8 +119,8 @@ std::vector<RankExit> run_rank_processes(const std::vector<RankProcessSpec>& spe
       if (reaped == rank.pid) {
         finish(rank, status, usage, start);
         // A SIGKILL this process did not send, while the kernel counted an OOM kill.
-        rank.exit.out_of_memory = rank.exit.signal == SIGKILL && !rank.term_sent && !rank.exit.killed_after_rank0 &&
-                                  oom_kills().grew_since(oom_before);
+        rank.exit.out_of_memory =
+            killed_by_oom(rank.exit.signal, rank.term_sent || rank.exit.killed_after_rank0, oom_before);
         if (&rank == &ranks.front())
           rank0_exit_deadline = Clock::now() + std::chrono::duration_cast<Clock::duration>(
                                                    std::chrono::duration<double>(policy.after_rank0_exit_s));

@@ -93,7 +93,7 @@ ChildOutcome run_child_process(const std::vector<std::string>& argv, double time
   if (WIFEXITED(status)) outcome.exit_code = WEXITSTATUS(status);
   if (WIFSIGNALED(status)) outcome.signal = WTERMSIG(status);
   // SIGKILL that gpubench did not send, while the kernel killed for memory: say so.
-  outcome.out_of_memory = outcome.signal == SIGKILL && !term_at && oom_kills().grew_since(oom_before);
+  outcome.out_of_memory = killed_by_oom(outcome.signal, term_at.has_value(), oom_before);
   return outcome;
 }
 

@@ -7,26 +7,15 @@
 #include <optional>
 
 #include "config/errors.h"
+#include "reports/json_fields.h"
 
 namespace gpubench {
 namespace {
 
 using nlohmann::json;
 
-std::optional<double> finite(const json& object, const char* key) {
-  if (!object.is_object()) return std::nullopt;
-  const auto found = object.find(key);
-  if (found == object.end() || !found->is_number()) return std::nullopt;
-  const double value = found->get<double>();
-  return std::isfinite(value) ? std::optional<double>(value) : std::nullopt;
-}
-
-const json& member_object(const json& object, const char* key) {
-  static const json empty = json::object();
-  if (!object.is_object()) return empty;
-  const auto found = object.find(key);
-  return found != object.end() && found->is_object() ? *found : empty;
-}
+using json_fields::number;
+using json_fields::object_or_empty;
 
 // The ok rows with a config id, in report order.
 std::vector<const json*> ok_rows(const json& report, const std::string& name, const char* flag) {
@@ -55,23 +44,23 @@ std::vector<const json*> ok_rows(const json& report, const std::string& name, co
 
 // A BMF metric from a report summary {median, p10, p90}; null when there is none.
 json bmf_metric(const json& summary) {
-  const auto median = finite(summary, "median");
+  const auto median = number(summary, "median");
   if (!median) return nullptr;
   json metric = {{"value", *median}};
-  if (const auto p10 = finite(summary, "p10")) metric["lower_value"] = *p10;
-  if (const auto p90 = finite(summary, "p90")) metric["upper_value"] = *p90;
+  if (const auto p10 = number(summary, "p10")) metric["lower_value"] = *p10;
+  if (const auto p90 = number(summary, "p90")) metric["upper_value"] = *p90;
   return metric;
 }
 
 json github_entry(const std::string& id, const char* unit, const json& summary, const json& row) {
-  const auto median = finite(summary, "median");
+  const auto median = number(summary, "median");
   if (!median) return nullptr;
-  const double p10 = finite(summary, "p10").value_or(*median), p90 = finite(summary, "p90").value_or(*median);
+  const double p10 = number(summary, "p10").value_or(*median), p90 = number(summary, "p90").value_or(*median);
   const double half = std::max(*median - p10, p90 - *median);
   std::string extra = fmt::format("median over {:.0f} measured steps: p10 {:.6g}, p90 {:.6g}",
-                                  finite(summary, "count").value_or(0), p10, p90);
-  const json& workload = member_object(row, "workload");
-  if (const auto batch = finite(workload, "global_batch_size")) extra += fmt::format("; global batch {:.0f}", *batch);
+                                  number(summary, "count").value_or(0), p10, p90);
+  const json& workload = object_or_empty(row, "workload");
+  if (const auto batch = number(workload, "global_batch_size")) extra += fmt::format("; global batch {:.0f}", *batch);
   return {{"name", id + " " + unit},
           {"unit", unit},
           {"value", *median},
@@ -85,17 +74,17 @@ json bencher_metric_format(const json& report, const std::string& name) {
   json out = json::object();
   for (const json* row : ok_rows(report, name, "--bencher")) {
     json measures = json::object();
-    const json& throughput = member_object(*row, "throughput");
+    const json& throughput = object_or_empty(*row, "throughput");
     for (const auto& [key, slug] :
          {std::pair{"samples_per_s", "samples-per-s"}, std::pair{"tokens_per_s", "tokens-per-s"},
           std::pair{"tflops_per_s", "tflops-per-s"}})
-      if (json metric = bmf_metric(member_object(throughput, key)); !metric.is_null()) measures[slug] = metric;
-    if (json metric = bmf_metric(member_object(*row, "step_ms")); !metric.is_null()) measures["step-ms"] = metric;
-    const json& memory = member_object(*row, "memory");
+      if (json metric = bmf_metric(object_or_empty(throughput, key)); !metric.is_null()) measures[slug] = metric;
+    if (json metric = bmf_metric(object_or_empty(*row, "step_ms")); !metric.is_null()) measures["step-ms"] = metric;
+    const json& memory = object_or_empty(*row, "memory");
     for (const auto& [key, slug] : {std::pair{"host_peak_rss_bytes", "host-peak-rss-bytes"},
                                     std::pair{"cuda_peak_allocated_bytes", "cuda-peak-allocated-bytes"},
                                     std::pair{"cuda_peak_reserved_bytes", "cuda-peak-reserved-bytes"}})
-      if (const auto value = finite(memory, key)) measures[slug] = {{"value", *value}};
+      if (const auto value = number(memory, key)) measures[slug] = {{"value", *value}};
     if (!measures.empty()) out[(*row)["config_id"].get<std::string>()] = measures;
   }
   return out;
@@ -105,9 +94,9 @@ json github_benchmark_bigger_is_better(const json& report, const std::string& na
   json out = json::array();
   for (const json* row : ok_rows(report, name, "--github-benchmark")) {
     const std::string id = (*row)["config_id"];
-    const json& throughput = member_object(*row, "throughput");
+    const json& throughput = object_or_empty(*row, "throughput");
     for (const auto& [key, unit] : {std::pair{"samples_per_s", "samples/s"}, std::pair{"tokens_per_s", "tokens/s"}})
-      if (json entry = github_entry(id, unit, member_object(throughput, key), *row); !entry.is_null())
+      if (json entry = github_entry(id, unit, object_or_empty(throughput, key), *row); !entry.is_null())
         out.push_back(entry);
   }
   return out;

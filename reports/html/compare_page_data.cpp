@@ -5,7 +5,7 @@
 #include "config/errors.h"
 #include "reports/compare/compare_format.h"
 #include "reports/compare/config_runs.h"
-#include "reports/html/json_fields.h"
+#include "reports/json_fields.h"
 #include "reports/html/report_page_data.h"
 #include "stats/summary.h"
 
@@ -22,7 +22,7 @@ json drawn(const std::vector<double>& values) {
   json out = json::array();
   const std::size_t n = values.size();
   const std::size_t shown = std::min(n, kMaxDrawnValues);
-  for (std::size_t i = 0; i < shown; ++i) out.push_back(html::rounded(values[i * n / shown]));
+  for (std::size_t i = 0; i < shown; ++i) out.push_back(json_fields::rounded(values[i * n / shown]));
   return out;
 }
 
@@ -61,7 +61,7 @@ std::string display_name(const std::string& path) {
 json side_info(const ReportSet& set) {
   return {{"path", set.name},
           {"runs", set.runs.size()},
-          {"created_utc", html::text(set.runs.front(), "created_utc")},
+          {"created_utc", json_fields::text(set.runs.front(), "created_utc")},
           {"env", environment_rows(set.runs.front())}};
 }
 

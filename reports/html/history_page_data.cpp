@@ -10,7 +10,7 @@
 #include "reports/compare/compare_metric.h"
 #include "reports/compare/environment_diff.h"
 #include "reports/compare/report_loader.h"
-#include "reports/html/json_fields.h"
+#include "reports/json_fields.h"
 #include "reports/html/report_header.h"
 #include "stats/summary.h"
 
@@ -65,7 +65,7 @@ struct History {
 };
 
 json mark(std::size_t report, std::size_t against, const ConfigComparison& c) {
-  const auto r = [](std::optional<double> v) { return html::rounded(v, 4); };
+  const auto r = [](std::optional<double> v) { return json_fields::rounded(v, 4); };
   return {{"report", report},
           {"against", against},
           {"verdict", to_string(c.verdict)},
@@ -73,7 +73,7 @@ json mark(std::size_t report, std::size_t against, const ConfigComparison& c) {
           {"change", r(c.median_change)},
           {"low", c.shift ? r(c.shift->low) : json()},
           {"high", c.shift ? r(c.shift->high) : json()},
-          {"p_value", c.p_value ? html::rounded(*c.p_value, 3) : json()},
+          {"p_value", c.p_value ? json_fields::rounded(*c.p_value, 3) : json()},
           {"reason", c.reason}};
 }
 
@@ -102,9 +102,9 @@ json series_json(const Series& s, std::size_t reports, const CompareMetric& metr
   for (std::size_t i = 0; i < reports; ++i) median.push_back(nullptr);
   p10 = p90 = median;
   for (const Point& p : s.points) {
-    median[p.report] = html::rounded(p.median);
-    p10[p.report] = html::rounded(p.p10);
-    p90[p.report] = html::rounded(p.p90);
+    median[p.report] = json_fields::rounded(p.median);
+    p10[p.report] = json_fields::rounded(p.p10);
+    p90[p.report] = json_fields::rounded(p.p90);
   }
   json out = {{"median", median}, {"marks", s.marks}};
   if (metric.kind == MetricKind::per_step) {  // one value per run has no spread to draw
@@ -116,8 +116,8 @@ json series_json(const Series& s, std::size_t reports, const CompareMetric& metr
 
 // What compare's environment check would say between two neighbours in time.
 json trimmed_environment(const json& report) {
-  return {{"env", html::object_or_empty(report, "env")},
-          {"matrix", {{"preset", html::object_or_empty(report, "matrix").value("preset", json())}}}};
+  return {{"env", json_fields::object_or_empty(report, "env")},
+          {"matrix", {{"preset", json_fields::object_or_empty(report, "matrix").value("preset", json())}}}};
 }
 
 }  // namespace
@@ -128,7 +128,7 @@ json history_page_data(const std::string& folder, const CompareOptions& options)
   json reports = json::array(), warnings = json::array(), previous_env;
   for (std::size_t i = 0; i < files.size(); ++i) {
     const json report = load_report(files[i].path, "history");
-    const json& tool = html::object_or_empty(report, "tool");
+    const json& tool = json_fields::object_or_empty(report, "tool");
     json changes = json::array();
     const json env = trimmed_environment(report);
     if (i > 0)
@@ -139,8 +139,8 @@ json history_page_data(const std::string& folder, const CompareOptions& options)
       warnings.push_back("'" + files[i].path + "' has no created_utc: placed first, in name order");
     reports.push_back({{"file", fs::path(files[i].path).filename().string()},
                        {"created_utc", files[i].created},
-                       {"commit", html::text(tool, "git_commit")},
-                       {"version", html::text(tool, "version")},
+                       {"commit", json_fields::text(tool, "git_commit")},
+                       {"version", json_fields::text(tool, "version")},
                        {"env_changes", changes}});
     try {
       for (const json& result : report["results"]) add_result(history, i, result, options);

@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "config/errors.h"
-#include "reports/html/json_fields.h"
+#include "reports/json_fields.h"
 #include "reports/report_format.h"
 #include "reports/report_rows.h"
 #include "reports/step_phases.h"
@@ -15,11 +15,11 @@
 namespace gpubench {
 namespace {
 
-using html::array_or_empty;
-using html::number;
-using html::object_or_empty;
-using html::rounded;
-using html::text;
+using json_fields::array_or_empty;
+using json_fields::number;
+using json_fields::object_or_empty;
+using json_fields::rounded;
+using json_fields::text;
 using nlohmann::json;
 
 // A loss curve of thousands of steps is drawn from at most this many points (every k-th).
@@ -111,8 +111,8 @@ json row_data(const json& row, const json& comparisons) {
             {"loss", cells.loss},
             {"peak_memory", cells.peak_memory},
             {"speedup", cells.speedup}}},
-          {"samples_per_s", html::summary_points(object_or_empty(throughput, "samples_per_s"))},
-          {"tokens_per_s", html::summary_points(object_or_empty(throughput, "tokens_per_s"))},
+          {"samples_per_s", json_fields::summary_points(object_or_empty(throughput, "samples_per_s"))},
+          {"tokens_per_s", json_fields::summary_points(object_or_empty(throughput, "tokens_per_s"))},
           {"tflops_per_s", rounded(number(utilization, "tflops_per_s"))},
           {"mfu_vs_vendor", rounded(number(utilization, "mfu_vs_vendor"))},
           {"mfu_vs_measured", rounded(number(utilization, "mfu_vs_measured"))},
@@ -195,7 +195,7 @@ json environment_rows(const json& report) {
   if (const auto cores = number(env, "cores")) cpu += fmt::format(", {:.0f} cores", *cores);
   if (const auto threads = number(env, "threads")) cpu += fmt::format(", {:.0f} threads", *threads);
   add_row(rows, "CPU", cpu);
-  const json* torch_cuda = html::member(env, "torch_cuda");
+  const json* torch_cuda = json_fields::member(env, "torch_cuda");
   add_row(
       rows, "torch",
       text(env, "torch_version", "?") +

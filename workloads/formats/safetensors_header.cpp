@@ -19,12 +19,6 @@ constexpr std::uint64_t kInt64Max = static_cast<std::uint64_t>(std::numeric_limi
 // hold an object or array of scalars.
 constexpr std::size_t kMaxDepth = 4;
 
-std::string shape_text(const std::vector<std::int64_t>& shape) {
-  std::string text = "[";
-  for (std::size_t i = 0; i < shape.size(); ++i) text += (i ? ", " : "") + std::to_string(shape[i]);
-  return text + "]";
-}
-
 class EntryReader {
  public:
   EntryReader(const std::string& what, std::uint64_t data_bytes, const std::string& name)
@@ -161,6 +155,12 @@ void check_tiling(const std::vector<SafetensorsEntry>& entries, std::uint64_t da
 }
 
 }  // namespace
+
+std::string shape_text(const std::vector<std::int64_t>& shape) {
+  std::string text = "[";
+  for (std::size_t i = 0; i < shape.size(); ++i) text += (i ? ", " : "") + std::to_string(shape[i]);
+  return text + "]";
+}
 
 std::int64_t SafetensorsEntry::numel() const {
   std::int64_t count = 1;

@@ -29,6 +29,9 @@ struct SafetensorsHeader {
 // F6_*) are not known here: a file holding one is refused as a whole.
 std::size_t safetensors_element_size(const std::string& dtype);
 
+// A tensor shape as messages print it: "[2048, 128256]".
+std::string shape_text(const std::vector<std::int64_t>& shape);
+
 // The most dimensions a tensor may have here. The format sets no limit, but no model has
 // more than a handful; a 100 MB header of 1s would otherwise be a 50-million-dim shape.
 constexpr std::size_t kSafetensorsMaxRank = 64;

@@ -1,13 +1,13 @@
 #pragma once
-// Reading an untrusted report for a page: a field of the wrong type is left out (the page
-// shows "-"), never thrown from deep inside a printer. Only what compare relies on is
+// Reading an untrusted report for a page or an export: a field of the wrong type is left out
+// (the page shows "-"), never thrown from deep inside a printer. Only what compare relies on is
 // validated on load (report_loader.h); the rest of a report is shown as far as it is sane.
 #include <cmath>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 
-namespace gpubench::html {
+namespace gpubench::json_fields {
 
 // The member `key` of `object`, or null when `object` is not an object or lacks it.
 inline const nlohmann::json* member(const nlohmann::json& object, const char* key) {
@@ -59,4 +59,4 @@ inline nlohmann::json summary_points(const nlohmann::json& summary) {
           {"count", rounded(number(summary, "count"), 12)}};
 }
 
-}  // namespace gpubench::html
+}  // namespace gpubench::json_fields
