@@ -34,7 +34,6 @@ double decoder_activation_bytes(const Config& config, std::int64_t batch, std::i
 
 Dataset DecoderLmWorkload::make_dataset(const DatasetRequest& request) const {
   TokenWindowOptions options{request.samples, spec_.seq_len, request.seed, spec_.vocab, request.full_check};
-  options.token_bytes = spec_.vocab > 65536 ? 4 : 2;
   options.data_flag = "--data " + spec_.name;
   if (!request.data_path.empty()) return Dataset(open_token_file(request.data_path, options));
   return Dataset(synthetic_token_windows(
@@ -69,7 +68,7 @@ std::string DecoderLmWorkload::flops_convention() const {
 }
 
 std::string DecoderLmWorkload::real_data_format() const {
-  return spec_.vocab > 65536 ? "a token file of uint32 ids (a nanoGPT train.bin's layout with 4-byte ids)"
+  return token_bytes_for(spec_.vocab) == 4 ? "a token file of uint32 ids (a nanoGPT train.bin's layout with 4-byte ids)"
                              : "a nanoGPT train.bin (uint16 token ids)";
 }
 

@@ -96,7 +96,6 @@ Model ScriptedWorkload::make_model_with(const ModelTechniques& techniques) const
 Dataset ScriptedWorkload::make_dataset(const DatasetRequest& request) const {
   if (task_.kind == ScriptedTask::Kind::LanguageModel) {
     TokenWindowOptions options{request.samples, task_.seq_len, request.seed, task_.vocab, request.full_check};
-    options.token_bytes = task_.vocab > 65536 ? 4 : 2;
     options.data_flag = "--data " + name_;
     if (!request.data_path.empty()) return Dataset(open_token_file(request.data_path, options));
     return Dataset(synthetic_token_windows(

@@ -8,6 +8,7 @@
 
 #include "cli/flags.h"
 #include "cli/matrix_command.h"
+#include "cli/subcommand_flags.h"
 #include "config/errors.h"
 #include "io/atomic_file.h"
 #include "io/json_text.h"
@@ -25,15 +26,14 @@ namespace {
 
 enum class PageKind { report, compare, history };
 
-const char* const kSynopsis =
-    "expected gpubench report REPORT [--html F] [--bencher F] [--github-benchmark F], gpubench report BASE NEW "
-    "--html F, or gpubench report --history FOLDER --html F";
+// What a bad call is told: the usage line --help shows.
+const std::string kSynopsis = std::string("expected ") + kReportUsage;
 
 PageKind page_kind(const ReportCommandOptions& o) {
   std::error_code error;
   if (o.history) {
     if (o.inputs.size() != 1 || !std::filesystem::is_directory(o.inputs.front(), error))
-      throw UsageError("--history takes one folder of reports: " + std::string(kSynopsis));
+      throw UsageError("--history takes one folder of reports: " + kSynopsis);
     if (o.paired) throw UsageError("--paired pairs the runs of two folders: it has no meaning for a --history");
     if (!o.metric.empty())
       throw UsageError("--metric picks which verdict a comparison leads with: a --history draws every metric");

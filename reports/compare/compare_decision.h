@@ -56,6 +56,15 @@ struct ConfigComparison {
   std::optional<RelativeShift> shift;   // NEW vs BASE at 1 - alpha: Hodges-Lehmann (U test) or mean log ratio (runs)
   std::optional<double> p_value;        // two-sided U test (per-step metrics) or t-test (runs)
   std::string reason;                   // one sentence: why this verdict
+
+  // Whether whole runs decided (a t-test, one value per run a side).
+  bool decided_on_runs() const { return basis == DecisionBasis::run_t_test || basis == DecisionBasis::paired_run_t_test; }
+  // The change a reader is shown: where runs decided, the t-test's estimate (mean log
+  // ratio, pair by pair when paired), so that it always sits inside its interval; the
+  // ratio of medians may not. Elsewhere the ratio of medians less 1.
+  std::optional<double> shown_change() const {
+    return decided_on_runs() && shift ? std::optional<double>(shift->estimate) : median_change;
+  }
 };
 
 // The decision rule, for one config (values of `metric` on each side, all > 0 for per-step

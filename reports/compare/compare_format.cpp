@@ -61,14 +61,8 @@ Row header_row(const CompareResult& r) {
           "p-value", "verdict"};
 }
 
-bool decided_on_runs(const ConfigComparison& c) {
-  return c.basis == DecisionBasis::run_t_test || c.basis == DecisionBasis::paired_run_t_test;
-}
-
 Row config_row(const ConfigComparison& c, const CompareMetric& metric) {
-  // Run-level rows show the change the t-test estimates (mean log ratio, pair by pair when
-  // paired), so that it always sits inside its interval; the ratio of medians may not.
-  const std::optional<double> change = decided_on_runs(c) ? std::optional<double>(c.shift->estimate) : c.median_change;
+  const std::optional<double> change = c.shown_change();
   return {c.config_id,
           fmt::format("{}/{}", c.base.count, c.next.count),
           side_text(c.base, metric),

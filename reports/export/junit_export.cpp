@@ -27,15 +27,11 @@ std::string side_text(const char* role, const Summary& s, const CompareMetric& m
                      number_text(s.p10, metric), number_text(s.p90, metric), s.count, runs ? "runs" : "steps");
 }
 
-bool decided_on_runs(const ConfigComparison& c) {
-  return c.basis == DecisionBasis::run_t_test || c.basis == DecisionBasis::paired_run_t_test;
-}
-
 // "samples_per_s -12.30% [-15.10%, -9.80%] at 99%, p = 0.0012: BASE median ..., NEW median
 // ...; threshold 5%, decided by u_test"
 std::string numbers(const ConfigComparison& c, const CompareResult& r) {
-  const bool runs = decided_on_runs(c);
-  const std::optional<double> change = runs && c.shift ? std::optional<double>(c.shift->estimate) : c.median_change;
+  const bool runs = c.decided_on_runs();
+  const std::optional<double> change = c.shown_change();
   std::string text = fmt::format("{} {}", r.metric.name, change ? percent(*change) : "n/a");
   if (c.shift)
     text +=

@@ -182,7 +182,7 @@ std::shared_ptr<const SampleReader> open_token_file_of(const std::string& path, 
 }  // namespace
 
 std::shared_ptr<const SampleReader> open_token_file(const std::string& path, const TokenWindowOptions& options) {
-  if (options.token_bytes == 4) return open_token_file_of<std::uint32_t>(path, options);
+  if (token_bytes_for(options.vocab) == 4) return open_token_file_of<std::uint32_t>(path, options);
   return open_token_file_of<std::uint16_t>(path, options);
 }
 

@@ -14,18 +14,19 @@ struct TokenWindowOptions {
   std::uint64_t seed = 0;     // where the windows start
   std::int64_t vocab = 0;     // every id must be below it
   bool full_check = true;     // scan every id now (else only the size)
-  // A file's ids: 2 bytes (nanoGPT's uint16 train.bin) for a vocabulary of at most 65536,
-  // 4 (uint32, the same layout) for a larger one, such as Llama 3's 128256.
-  int token_bytes = 2;
   std::string data_flag = "--data gpt2";  // how the user named the file, for messages
 };
+
+// A token file's bytes per id, decided by the vocabulary: 2 (nanoGPT's uint16 train.bin)
+// for at most 65536 ids, 4 (uint32, the same layout) for more, such as Llama 3's 128256.
+inline int token_bytes_for(std::int64_t vocab) { return vocab > 65536 ? 4 : 2; }
 
 // Random windows of a token stream, as nanoGPT's get_batch: sample i starts at a
 // position drawn from (seed, i), its input the window's first `context` tokens and its
 // target the same shifted by one (int64). Each window's ids are checked as it is read.
 
 // A nanoGPT train.bin (uint16 ids in the machine's byte order, as numpy's tofile writes
-// them), or its uint32 twin (token_bytes 4), memory-mapped. Refused up front (UsageError
+// them), or its uint32 twin (token_bytes_for(vocab) 4), memory-mapped. Refused up front (UsageError
 // naming the file): not a regular file, a byte count that is not a whole number of ids,
 // fewer tokens than one window, an id >= vocab, named with its byte offset (full_check). A file that
 // shrinks or holds a bad id mid-run fails the read with a std::runtime_error naming it.

@@ -118,8 +118,7 @@ TEST_F(TokenFileTest, LargeVocabulariesReadUint32IdsAndNameABadOnesOffset) {
     out.write(reinterpret_cast<const char*>(tokens.data()), static_cast<std::streamsize>(tokens.size() * 4));
   };
   write32();
-  TokenWindowOptions wide{16, 64, 3, 128256, true};
-  wide.token_bytes = 4;
+  TokenWindowOptions wide{16, 64, 3, 128256, true};  // a vocabulary over 65536: 4-byte ids
   wide.data_flag = "--data smol";
   const auto batch = open_token_file(path_, wide)->read_batch(std::vector<std::size_t>{0, 1});
   EXPECT_GE(batch.data.min().item<std::int64_t>(), 100000);
