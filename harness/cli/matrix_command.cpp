@@ -29,6 +29,7 @@
 #include "reports/report.h"
 #include "reports/report_format.h"
 #include "run/capability.h"
+#include "run/checkpoint_plan.h"
 #include "run/child_process.h"
 #include "run/config_sizes.h"
 #include "run/matrix_runner.h"
@@ -238,8 +239,16 @@ int print_list(const std::vector<Config>& configs, const MachineCapabilities& ma
     std::optional<std::string> reason = skip_reason(config, machine, settings);
     if (const auto found = left_out.find(config.id()); !reason && found != left_out.end()) reason = found->second;
     const ExpectedSteps expected = expected_steps(config, settings);
-    std::cout << fmt::format("{:<{}} {}\n", config.id(), width, reason ? "skip: " + *reason : "runs here: " + expected.text);
-    if (reason) continue;
+    if (reason) {
+      std::cout << fmt::format("{:<{}} skip: {}\n", config.id(), width, *reason);
+      continue;
+    }
+    // Only what memory decides: which config of a workload makes a `once` round trip is
+    // known as the run goes.
+    const std::string round_trip = checkpoint_skip_reason(config, settings, machine, {});
+    std::cout << fmt::format("{:<{}} runs here: {}{}\n", config.id(), width, expected.text,
+                             round_trip.empty() || settings.checkpoint_policy == CheckpointPolicy::Off
+                                 ? "" : "; checkpoint round trip left out: " + round_trip);
     (expected.budgeted ? budgeted : fixed) += 1;
     budget_s += expected.budget_s;
   }

@@ -54,7 +54,8 @@ struct RunSettings {
   std::map<std::string, std::int64_t> model_classes, model_vocabs;
   std::map<std::string, double> model_flops;
   CheckpointPolicy checkpoint_policy = CheckpointPolicy::Auto;
-  // Child side: the parent decided this config skips the round trip, and why.
+  // Child side: why the parent (run/checkpoint_plan.h) left this config's round trip out;
+  // empty: it runs.
   std::string checkpoint_skip_reason;
   double config_timeout_s = 1800;
   // DDP

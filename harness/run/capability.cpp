@@ -84,7 +84,7 @@ std::optional<std::string> skip_reason(const Config& config, const MachineCapabi
   // A group's row the workload cannot take (a TorchScript module's dp): skipped, saying why
   // (a named id is refused before the run: config/matrix_spec.h).
   if (auto reason = workload_rule_broken(config, make_workload(config.workload)->traits())) return reason;
-  return host_memory_refusal(config, settings, machine.host_available_bytes, machine.host_available_source);
+  return host_memory_fit(config, settings, machine.host_available_bytes, machine.host_available_source).refusal;
 }
 
 std::optional<std::string> left_out_of_groups(const Config& config, const MachineCapabilities& machine,

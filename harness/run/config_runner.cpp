@@ -332,9 +332,8 @@ nlohmann::json collect(PreparedConfig& c, const TrainingRun& run) {
   // saves the host's.
   if (auto* adam = dynamic_cast<MultiTensorAdam*>(c.optimizer.get())) adam->read_step_counts_from_device();
   CheckpointCheck checkpoint;
-  // --checkpoint-check off, or a round trip this workload already made (once): said in the row.
-  const std::string skipped = c.settings->checkpoint_policy == CheckpointPolicy::Off ? "off (--checkpoint-check off)"
-                                                                                      : c.settings->checkpoint_skip_reason;
+  // Left out by the parent (run/checkpoint_plan.h), which says why in the row.
+  const std::string& skipped = c.settings->checkpoint_skip_reason;
   if (reporting && skipped.empty()) {
     const PrivateDir checkpoint_dir(c.settings->scratch_dir);
     checkpoint = check_checkpoint_round_trip(*c.workload, c.model, *c.optimizer, run.last_batch.data,

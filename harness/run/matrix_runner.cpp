@@ -12,6 +12,7 @@
 #include "io/interrupt.h"
 #include "io/private_dir.h"
 #include "profile/trace_span_json.h"
+#include "run/checkpoint_plan.h"
 #include "run/child_process.h"
 #include "run/config_runner.h"
 #include "workloads/workload.h"
@@ -137,22 +138,6 @@ nlohmann::json run_single_config(const MatrixRun& run, std::size_t index, const 
   return row;
 }
 
-// What this config's child does about the checkpoint round trip (RunSettings::
-// checkpoint_policy): nothing to add, or the hidden flag that skips it with the reason.
-// `checked` holds, per workload, the config that made it (for `once`).
-std::vector<std::string> checkpoint_args(const Config& config, const RunSettings& settings,
-                                         const std::map<std::string, std::string>& checked) {
-  CheckpointPolicy policy = settings.checkpoint_policy;
-  if (policy == CheckpointPolicy::Auto) {
-    const auto parameters = make_workload(config.workload)->declared_parameters();
-    policy = parameters && *parameters >= kCheckpointEveryBelowParameters ? CheckpointPolicy::Once : CheckpointPolicy::Every;
-  }
-  const auto done = checked.find(config.workload);
-  if (policy != CheckpointPolicy::Once || done == checked.end()) return {};
-  return {"--child-skip-checkpoint", "once per workload (--checkpoint-check " + to_string(settings.checkpoint_policy) +
-                                         "): made in " + done->second};
-}
-
 }  // namespace
 
 nlohmann::json status_row(const Config& config, const std::string& status, const std::string& reason) {
@@ -222,7 +207,10 @@ MatrixOutput run_matrix(const MatrixRun& run, const std::function<void(std::size
     if (const auto left_out = run.left_out.find(config.id()); !reason && left_out != run.left_out.end())
       reason = left_out->second;
     if (!reason && ranks) reason = ranks->skip_reason(config);
-    const std::vector<std::string> extra = reason ? std::vector<std::string>{} : checkpoint_args(config, run.settings, checkpointed);
+    std::vector<std::string> extra;
+    if (!reason)
+      if (const std::string skip = checkpoint_skip_reason(config, run.settings, run.machine, checkpointed); !skip.empty())
+        extra = {"--child-skip-checkpoint", skip};
     if (reason) {
       row = status_row(config, "skipped", *reason);
     } else if (config.parallel == ParallelMode::Ddp) {
