@@ -2,7 +2,6 @@
 
 #include <algorithm>
 
-#include "workloads/data/synthetic_tokens.h"
 #include "workloads/data/token_windows.h"
 #include "workloads/llama.h"
 #include "workloads/model_flops.h"
@@ -35,14 +34,11 @@ double decoder_activation_bytes(const Config& config, std::int64_t batch, std::i
 Dataset DecoderLmWorkload::make_dataset(const DatasetRequest& request) const {
   TokenWindowOptions options{request.samples, spec_.seq_len, request.seed, spec_.vocab, request.full_check};
   options.data_flag = "--data " + spec_.name;
-  if (!request.data_path.empty()) return Dataset(open_token_file(request.data_path, options));
-  return Dataset(synthetic_token_windows(
-      make_skewed_markov_tokens(request.samples * spec_.seq_len + spec_.seq_len + 1, spec_.vocab, request.seed), options));
+  return Dataset(token_lm_samples(request.data_path, options, spec_.vocab));
 }
 
 torch::Tensor DecoderLmWorkload::loss(const torch::Tensor& output, const torch::Tensor& targets) const {
-  const auto vocab = output.size(-1);
-  return torch::nn::functional::cross_entropy(output.reshape({-1, vocab}).to(torch::kFloat32), targets.reshape({-1}));
+  return next_token_loss(output, targets);
 }
 
 nlohmann::json DecoderLmWorkload::describe() const {

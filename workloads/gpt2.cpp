@@ -5,7 +5,6 @@
 #include "config/errors.h"
 #include "workloads/activation_checkpoint.h"
 #include "workloads/decoder_lm.h"
-#include "workloads/data/synthetic_tokens.h"
 #include "workloads/data/token_windows.h"
 #include "workloads/fp8_linear.h"
 
@@ -113,16 +112,12 @@ Model Gpt2Workload::make_model_with(const ModelTechniques& techniques) const {
 Dataset Gpt2Workload::make_dataset(const DatasetRequest& request) const {
   const Gpt2Shape shape;
   TokenWindowOptions options{request.samples, shape.context, request.seed, shape.vocab, request.full_check};
-  if (!request.data_path.empty()) return Dataset(open_token_file(request.data_path, options));
-  // A synthetic stream of the same tokens a train.bin holds, read through the same windows.
-  return Dataset(synthetic_token_windows(make_skewed_markov_tokens(request.samples * shape.context + shape.context + 1,
-                                                                   kTokenizerVocab, request.seed),
-                                         options));
+  // Synthetic ids are the tokenizer's (the ids a train.bin holds), below the padded vocab.
+  return Dataset(token_lm_samples(request.data_path, options, kTokenizerVocab));
 }
 
 torch::Tensor Gpt2Workload::loss(const torch::Tensor& output, const torch::Tensor& targets) const {
-  const auto vocab = output.size(-1);
-  return torch::nn::functional::cross_entropy(output.reshape({-1, vocab}).to(torch::kFloat32), targets.reshape({-1}));
+  return next_token_loss(output, targets);
 }
 
 std::int64_t Gpt2Workload::forward_macs_per_sample() const {

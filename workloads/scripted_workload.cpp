@@ -8,7 +8,6 @@
 #include "config/errors.h"
 #include "workloads/data/image_folder.h"
 #include "workloads/data/synthetic_images.h"
-#include "workloads/data/synthetic_tokens.h"
 #include "workloads/data/token_windows.h"
 #include "workloads/model_flops.h"
 #include "workloads/op_flops.h"
@@ -97,9 +96,7 @@ Dataset ScriptedWorkload::make_dataset(const DatasetRequest& request) const {
   if (task_.kind == ScriptedTask::Kind::LanguageModel) {
     TokenWindowOptions options{request.samples, task_.seq_len, request.seed, task_.vocab, request.full_check};
     options.data_flag = "--data " + name_;
-    if (!request.data_path.empty()) return Dataset(open_token_file(request.data_path, options));
-    return Dataset(synthetic_token_windows(
-        make_skewed_markov_tokens(request.samples * task_.seq_len + task_.seq_len + 1, task_.vocab, request.seed), options));
+    return Dataset(token_lm_samples(request.data_path, options, task_.vocab));
   }
   if (!request.data_path.empty()) {
     if (!square_image(task_.input) || task_.input[0] != 3)
@@ -115,7 +112,7 @@ Dataset ScriptedWorkload::make_dataset(const DatasetRequest& request) const {
 
 torch::Tensor ScriptedWorkload::loss(const torch::Tensor& output, const torch::Tensor& targets) const {
   if (task_.kind == ScriptedTask::Kind::Classification) return Workload::loss(output, targets);
-  return torch::nn::functional::cross_entropy(output.reshape({-1, output.size(-1)}).to(torch::kFloat32), targets.reshape({-1}));
+  return next_token_loss(output, targets);
 }
 
 nlohmann::json ScriptedWorkload::describe() const {

@@ -68,8 +68,7 @@ Dataset TransformerWorkload::make_dataset(const DatasetRequest& request) const {
 }
 
 torch::Tensor TransformerWorkload::loss(const torch::Tensor& output, const torch::Tensor& targets) const {
-  const auto vocab = output.size(-1);
-  return torch::nn::functional::cross_entropy(output.reshape({-1, vocab}).to(torch::kFloat32), targets.reshape({-1}));
+  return next_token_loss(output, targets);
 }
 
 nlohmann::json TransformerWorkload::describe() const {

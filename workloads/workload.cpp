@@ -18,6 +18,10 @@ torch::Tensor Workload::loss(const torch::Tensor& output, const torch::Tensor& t
   return torch::nn::functional::cross_entropy(output.to(torch::kFloat32), targets);
 }
 
+torch::Tensor next_token_loss(const torch::Tensor& logits, const torch::Tensor& targets) {
+  return torch::nn::functional::cross_entropy(logits.reshape({-1, logits.size(-1)}).to(torch::kFloat32), targets.reshape({-1}));
+}
+
 std::string Workload::flops_convention() const { return kMatmulFlopsConvention; }
 
 const std::vector<std::string>& builtin_workload_names() {
@@ -25,9 +29,8 @@ const std::vector<std::string>& builtin_workload_names() {
   return names;
 }
 
-const std::vector<std::string>& workload_names() {
-  static std::vector<std::string> names;
-  names = builtin_workload_names();
+std::vector<std::string> workload_names() {
+  std::vector<std::string> names = builtin_workload_names();
   for (const auto& name : registered_model_names()) names.push_back(name);
   return names;
 }

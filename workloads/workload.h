@@ -79,9 +79,13 @@ class Workload {
   }
 };
 
+// A language model's loss: cross-entropy of [batch, seq, vocab] logits (in fp32) against
+// the [batch, seq] next tokens.
+torch::Tensor next_token_loss(const torch::Tensor& logits, const torch::Tensor& targets);
+
 std::unique_ptr<Workload> make_workload(const std::string& name);  // throws UsageError
 // The built-in workloads, then the run's --model ones (workloads/model_registry.h).
-const std::vector<std::string>& workload_names();
+std::vector<std::string> workload_names();
 const std::vector<std::string>& builtin_workload_names();
 // Each named workload's traits (MatrixRequest::known_workloads).
 std::map<std::string, WorkloadTraits> workload_traits(const std::vector<std::string>& names);

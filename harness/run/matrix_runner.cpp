@@ -14,6 +14,7 @@
 #include "profile/trace_span_json.h"
 #include "run/checkpoint_plan.h"
 #include "run/child_process.h"
+#include "run/config_json.h"
 #include "run/config_runner.h"
 #include "workloads/workload.h"
 #include "io/json_text.h"
@@ -142,15 +143,7 @@ nlohmann::json run_single_config(const MatrixRun& run, std::size_t index, const 
 
 nlohmann::json status_row(const Config& config, const std::string& status, const std::string& reason) {
   return {{"config_id", config.id()},
-          {"config",
-           {{"workload", config.workload},
-            {"device", to_string(config.device)},
-            {"precision", to_string(config.precision)},
-            {"host_memory", to_string(config.host_memory)},
-            {"parallel", to_string(config.parallel)},
-            {"world_size", config.world_size},
-            {"accumulate", config.accumulate},
-            {"techniques", config.technique_segments()}}},
+          {"config", config_json(config)},
           {"status", status},
           {"reason", reason}};
 }

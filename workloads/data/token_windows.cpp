@@ -13,6 +13,7 @@
 
 #include "config/errors.h"
 #include "workloads/data/seed_mix.h"
+#include "workloads/data/synthetic_tokens.h"
 
 namespace gpubench {
 namespace {
@@ -191,6 +192,14 @@ std::shared_ptr<const SampleReader> synthetic_token_windows(std::vector<std::uin
   std::shared_ptr<const TokenStore<std::uint32_t>> store = std::make_shared<MemoryTokens>(std::move(tokens));
   check_length(*store, options, "the synthetic token stream");
   return std::make_shared<TokenWindowReader<std::uint32_t>>(std::move(store), options);
+}
+
+std::shared_ptr<const SampleReader> token_lm_samples(const std::string& data_path, const TokenWindowOptions& options,
+                                                     std::int64_t synthetic_vocab) {
+  if (!data_path.empty()) return open_token_file(data_path, options);
+  // Enough tokens for every window to start anywhere in the dataset's span.
+  const std::int64_t length = options.windows * options.context + options.context + 1;
+  return synthetic_token_windows(make_skewed_markov_tokens(length, synthetic_vocab, options.seed), options);
 }
 
 }  // namespace gpubench

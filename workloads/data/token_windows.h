@@ -36,4 +36,11 @@ std::shared_ptr<const SampleReader> open_token_file(const std::string& path, con
 std::shared_ptr<const SampleReader> synthetic_token_windows(std::vector<std::uint32_t> tokens,
                                                             const TokenWindowOptions& options);
 
+// A language model's samples: the token file at `data_path` (--data), or, with none, a
+// synthetic skewed Markov stream (synthetic_tokens.h) over ids below `synthetic_vocab`
+// (a tokenizer's real vocabulary, where the model's is padded past it), read through the
+// same windows.
+std::shared_ptr<const SampleReader> token_lm_samples(const std::string& data_path, const TokenWindowOptions& options,
+                                                     std::int64_t synthetic_vocab);
+
 }  // namespace gpubench
