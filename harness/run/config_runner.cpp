@@ -17,6 +17,7 @@
 #include "device/cuda_memory_stats.h"
 #include "run/checkpoint_check.h"
 #include "run/memory_check.h"
+#include "run/config_json.h"
 #include "run/config_sizes.h"
 #include "run/cuda_graph_step.h"
 #include "run/execution_plan.h"
@@ -27,6 +28,7 @@
 #include "run/probe_assembly.h"
 #include "run/step_timing.h"
 #include "run/trainer.h"
+#include "stats/ratio_interval.h"
 #include "stats/summary.h"
 #include "stats/summary_json.h"
 #include "workloads/workload.h"
@@ -34,18 +36,6 @@
 
 namespace gpubench {
 namespace {
-
-nlohmann::json config_json(const Config& config) {
-  return {{"workload", config.workload},
-          {"device", to_string(config.device)},
-          {"precision", to_string(config.precision)},
-          {"host_memory", to_string(config.host_memory)},
-          {"parallel", to_string(config.parallel)},
-          {"world_size", config.world_size},
-          {"accumulate", config.accumulate},
-          {"techniques", config.technique_segments()},
-          {"adam_kernel", to_string(config.adam_kernel())}};
-}
 
 nlohmann::json loss_json(const std::vector<double>& losses, int warmup) {
   nlohmann::json loss = {{"first", losses.front()}, {"last", losses.back()}, {"curve", losses}};
@@ -283,6 +273,8 @@ nlohmann::json describe_run(const PreparedConfig& c, const TrainingRun& run) {
   const auto& step_ms = c.probes.timer->step_ms();
   result["steps"] = {{"warmup", c.sizes.warmup}, {"measured", static_cast<int>(step_ms.size())}};
   const MedianInterval interval = median_confidence_interval(step_ms);
+  // One or two steps give a point or a pair, not a spread: null says it is unknown.
+  const bool spread_known = static_cast<int>(step_ms.size()) >= kMinStepsForSpread;
   result["stopping"] = {{"reason", run.stop_reason},
                         {"exact_steps", c.spec.stopping.exact},
                         {"min_steps", c.spec.stopping.min_steps},
@@ -290,8 +282,8 @@ nlohmann::json describe_run(const PreparedConfig& c, const TrainingRun& run) {
                         {"ranks_agreed_on_steps", run.agreed_steps > 0},
                         {"budget_s", c.sizes.stopping.budget_s},
                         {"target_relative_ci", c.sizes.stopping.target_relative_ci},
-                        {"median_ci95_ms", {interval.low, interval.high}},
-                        {"median_ci95_relative", interval.relative_half_width()}};
+                        {"median_ci95_ms", spread_known ? nlohmann::json{interval.low, interval.high} : nlohmann::json()},
+                        {"median_ci95_relative", spread_known ? nlohmann::json(interval.relative_half_width()) : nlohmann::json()}};
   result["threads"] = {{"intra_op", c.threads}, {"inter_op", at::get_num_interop_threads()}};
   result["timing"] = timing_json(c.config, settings);
   return result;

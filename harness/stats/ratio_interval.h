@@ -26,7 +26,9 @@ inline constexpr int kMinStepsForSpread = 3;
 inline std::optional<double> row_relative_half_width(const nlohmann::json& row) {
   const auto steps = row.value("steps", nlohmann::json::object());
   const auto stopping = row.value("stopping", nlohmann::json::object());
-  if (steps.value("measured", 0) < kMinStepsForSpread || !stopping.contains("median_ci95_relative")) return std::nullopt;
+  if (steps.value("measured", 0) < kMinStepsForSpread || !stopping.contains("median_ci95_relative") ||
+      !stopping["median_ci95_relative"].is_number())
+    return std::nullopt;
   return stopping["median_ci95_relative"].get<double>();
 }
 

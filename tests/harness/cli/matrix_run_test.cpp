@@ -86,6 +86,7 @@ TEST_F(MatrixRun, CpuRowsAreMeasuredAndGpuRowsSkippedWithLibTorchsReason) {
     EXPECT_GT((*row)["checkpoint"]["bytes"].get<double>(), 7e6) << "1.86M fp32 params + Adam state";
     EXPECT_GT((*row)["memory"]["host_peak_rss_bytes"].get<double>(), 0);
     EXPECT_EQ((*row)["stopping"]["reason"], "steps");
+    EXPECT_TRUE((*row)["stopping"]["median_ci95_relative"].is_number()) << "3 steps: a spread";
   }
   const auto* gpu = find_row(report, "mlp/cuda/amp-fp16/pinned");
   ASSERT_NE(gpu, nullptr);
@@ -187,6 +188,12 @@ TEST(MatrixRunTable, TheTableFitsTheColumnsItIsGiven) {
     EXPECT_NE(run.output.find("mlp/cpu/bf16"), std::string::npos) << run.output;
     EXPECT_EQ(run.output.find("hidden at") == std::string::npos, width == 200) << columns << ":\n" << run.output;
   }
+  // Two measured steps are a pair, not a spread: the interval is unknown (null), not zero.
+  const auto report = read_json(dir + "/report.json");
+  EXPECT_EQ(test_support::schema_violations(report, GPUBENCH_REPORT_SCHEMA), "");
+  const auto* fp32 = find_row(report, "mlp/cpu/fp32");
+  ASSERT_NE(fp32, nullptr);
+  EXPECT_TRUE((*fp32)["stopping"]["median_ci95_relative"].is_null()) << (*fp32)["stopping"];
 }
 
 }  // namespace
