@@ -49,8 +49,8 @@ std::vector<std::string> left_out(const std::string& role, const ReportSet& set,
   return lines;
 }
 
-// One value per usable run of `side` (with `paired`, a run whose pair in `other` has values
-// too); `used` says which runs those are.
+}  // namespace
+
 std::vector<double> usable_run_values(const ConfigRuns& side, const ConfigRuns& other, bool paired,
                                       const CompareMetric& metric, std::vector<bool>& used) {
   std::vector<double> values;
@@ -61,8 +61,6 @@ std::vector<double> usable_run_values(const ConfigRuns& side, const ConfigRuns& 
   }
   return values;
 }
-
-}  // namespace
 
 std::vector<std::string> config_ids(const ReportSet& side) {
   std::vector<std::string> ids;

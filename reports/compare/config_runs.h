@@ -27,6 +27,12 @@ struct ConfigRuns {
 };
 ConfigRuns collect_config_runs(const ReportSet& side, const std::string& config_id, const CompareMetric& metric);
 
+// One value per usable run of `side` (its median for per-step metrics; with `paired`, only
+// runs whose pair in `other` has values too): what the run-level test compares. `used`
+// says which runs those are.
+std::vector<double> usable_run_values(const ConfigRuns& side, const ConfigRuns& other, bool paired,
+                                      const CompareMetric& metric, std::vector<bool>& used);
+
 // A config compared across several runs a side, or why it could not be.
 struct RunLevelOutcome {
   std::optional<ConfigComparison> comparison;

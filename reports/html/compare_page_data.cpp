@@ -7,7 +7,6 @@
 #include "reports/compare/config_runs.h"
 #include "reports/json_fields.h"
 #include "reports/html/report_page_data.h"
-#include "stats/summary.h"
 
 namespace gpubench {
 namespace {
@@ -27,21 +26,21 @@ json drawn(const std::vector<double>& values) {
 }
 
 // What compare tests for one side of one config: the per-step values of a single run, or
-// each run's value (its median for per-step metrics, as compare_runs reduces a run).
-std::vector<double> side_values(const ReportSet& side, const std::string& id, const CompareMetric& metric) {
-  const ConfigRuns runs = collect_config_runs(side, id, metric);
-  if (side.runs.size() == 1) return runs.values.front();
-  std::vector<double> out;
-  for (const std::vector<double>& values : runs.values)
-    if (!values.empty()) out.push_back(metric.kind == MetricKind::per_step ? percentile(values, 0.5) : values.front());
-  return out;
+// the value of each run the run-level test uses (config_runs.h: paired runs only in pairs).
+std::vector<double> side_values(const ConfigRuns& side, const ConfigRuns& other, const CompareMetric& metric,
+                                bool paired) {
+  if (side.values.size() == 1) return side.values.front();
+  std::vector<bool> used;
+  return usable_run_values(side, other, paired, metric, used);
 }
 
-json metric_data(const CompareResult& result, const ReportSet& base, const ReportSet& next) {
+json metric_data(const CompareResult& result, const ReportSet& base, const ReportSet& next, bool paired) {
   json values = json::object();
   for (const ConfigComparison& c : result.configs) {
-    const std::vector<double> b = side_values(base, c.config_id, result.metric);
-    const std::vector<double> n = side_values(next, c.config_id, result.metric);
+    const ConfigRuns base_runs = collect_config_runs(base, c.config_id, result.metric);
+    const ConfigRuns next_runs = collect_config_runs(next, c.config_id, result.metric);
+    const std::vector<double> b = side_values(base_runs, next_runs, result.metric, paired);
+    const std::vector<double> n = side_values(next_runs, base_runs, result.metric, paired);
     values[c.config_id] = {{"base", drawn(b)}, {"new", drawn(n)}, {"base_count", b.size()}, {"new_count", n.size()}};
   }
   return {{"name", result.metric.name},
@@ -70,13 +69,13 @@ json side_info(const ReportSet& set) {
 json compare_page_data(const ReportSet& base, const ReportSet& next, const CompareOptions& options) {
   json metrics = json::array(), not_compared = json::array();
   const CompareResult primary = compare_report_sets(base, next, options);  // throws as compare does
-  metrics.push_back(metric_data(primary, base, next));
+  metrics.push_back(metric_data(primary, base, next, options.paired));
   for (const CompareMetric& metric : compare_metrics()) {
     if (metric.name == options.metric) continue;
     CompareOptions other = options;
     other.metric = metric.name;
     try {
-      metrics.push_back(metric_data(compare_report_sets(base, next, other), base, next));
+      metrics.push_back(metric_data(compare_report_sets(base, next, other), base, next, options.paired));
     } catch (const UsageError& error) {
       // The primary metric compared, so the sets are sound: this metric has no values.
       not_compared.push_back({{"metric", metric.name}, {"reason", error.what()}});

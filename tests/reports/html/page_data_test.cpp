@@ -134,6 +134,34 @@ TEST(ComparePageData, DrawsAtMost200ValuesASideAndThrowsAsCompareDoes) {
   EXPECT_THROW(compare_page_data({"a", {"a"}, {a}, {}}, {"e", {"e"}, {empty}, {}}, CompareOptions{}), UsageError);
 }
 
+// The page draws the values compare tested: with --paired, a run whose pair failed is left
+// out of both sides, as the paired test leaves it out.
+TEST(ComparePageData, DrawsOnlyTheRunsComparePairs) {
+  const auto runs = [](std::uint64_t seed, bool last_failed) {
+    ReportSet set{"side" + std::to_string(seed), {}, {}, {}};
+    for (int run = 0; run < 3; ++run) {
+      SyntheticSpec spec;
+      spec.seed = seed * 10 + static_cast<std::uint64_t>(run);
+      json report = synthetic_report(spec);
+      if (last_failed && run == 2) {
+        json& row = report["results"][0];
+        row = {{"config_id", row["config_id"]}, {"config", row["config"]}, {"status", "failed"}, {"reason", "crashed"}};
+      }
+      set.run_names.push_back("run-0" + std::to_string(run + 1) + ".json");
+      set.runs.push_back(report);
+    }
+    return set;
+  };
+  const ReportSet base = runs(1, true), next = runs(2, false);
+  const std::string id = base.runs[0]["results"][0]["config_id"];
+  CompareOptions options;
+  EXPECT_EQ(compare_page_data(base, next, options)["metrics"][0]["values"][id]["new_count"], 3);
+  options.paired = true;
+  const json paired = compare_page_data(base, next, options)["metrics"][0]["values"][id];
+  EXPECT_EQ(paired["base_count"], 2);
+  EXPECT_EQ(paired["new_count"], 2) << "run 3 of NEW has no pair";
+}
+
 class HistoryFolder : public ::testing::Test {
  protected:
   std::string dir = test_support::make_temp_dir("history");
