@@ -17,12 +17,20 @@
 
 namespace gpubench {
 
-int run_compare_command(const CliOptions& options) try {
+CompareOptions compare_options_from(const std::string& threshold, const std::string& alpha, const std::string& metric,
+                                    bool paired) {
   CompareOptions compare;
-  compare.threshold = parse_threshold(options.compare_threshold);
-  compare.metric = options.compare_metric;
-  compare.alpha = parse_decimal("--alpha", options.compare_alpha, kMinAlpha, kMaxAlpha, "a significance level");
-  compare.paired = options.compare_paired;
+  compare.threshold = parse_threshold(threshold.empty() ? "5%" : threshold);
+  compare.alpha = parse_decimal("--alpha", alpha.empty() ? "0.01" : alpha, kMinAlpha, kMaxAlpha, "a significance level");
+  compare.metric = metric.empty() ? "samples_per_s" : metric;
+  find_compare_metric(compare.metric);
+  compare.paired = paired;
+  return compare;
+}
+
+int run_compare_command(const CliOptions& options) try {
+  const CompareOptions compare = compare_options_from(options.compare_threshold, options.compare_alpha,
+                                                      options.compare_metric, options.compare_paired);
   if (!options.compare_junit.empty()) check_writable(options.compare_junit, "--junit");  // before reading reports
   const ReportSet base = load_report_set(options.compare_base, "BASE");
   const ReportSet next = load_report_set(options.compare_new, "NEW");

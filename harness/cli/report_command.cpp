@@ -6,6 +6,7 @@
 #include <iostream>
 #include <utility>
 
+#include "cli/compare_command.h"
 #include "cli/flags.h"
 #include "cli/matrix_command.h"
 #include "cli/subcommand_flags.h"
@@ -79,17 +80,6 @@ std::vector<std::pair<std::string, std::string>> checked_outputs(const ReportCom
   return outputs;
 }
 
-CompareOptions compare_options(const ReportCommandOptions& o) {
-  CompareOptions compare;
-  compare.threshold = parse_threshold(o.threshold.empty() ? "5%" : o.threshold);
-  compare.alpha =
-      parse_decimal("--alpha", o.alpha.empty() ? "0.01" : o.alpha, kMinAlpha, kMaxAlpha, "a significance level");
-  compare.metric = o.metric.empty() ? "samples_per_s" : o.metric;
-  find_compare_metric(compare.metric);  // an unknown name is refused before any report is read
-  compare.paired = o.paired;
-  return compare;
-}
-
 // Each output's text, all made before any is written (an input error leaves no file
 // half-done); the inputs are read once.
 std::vector<std::pair<std::string, std::string>> output_texts(
@@ -121,7 +111,7 @@ std::vector<std::pair<std::string, std::string>> output_texts(
 int run_report_command(const ReportCommandOptions& options) {
   const PageKind kind = page_kind(options);
   const auto outputs = checked_outputs(options, kind);
-  const CompareOptions compare = compare_options(options);
+  const CompareOptions compare = compare_options_from(options.threshold, options.alpha, options.metric, options.paired);
   // Refused before the reports are read: a build without Chart.js cannot draw a page.
   if (!options.html.empty() && !html_pages_available())
     throw UsageError("--html cannot be written: " + chartjs_description());
