@@ -25,15 +25,6 @@ fs::path resolved(const std::string& path) {
   return error ? fs::absolute(path).lexically_normal() : canonical;
 }
 
-struct NamedPath {
-  NamedPath(std::string what, std::string path, bool output = false, bool folder = false)
-      : what(std::move(what)), path(std::move(path)), output(output), folder(folder), real(resolved(this->path)) {}
-  std::string what;  // "--out", "--data mlp", "the gpubench executable"
-  std::string path;
-  bool output = false;
-  bool folder = false;  // what lies inside it counts (--hta-dir, a --data folder)
-  fs::path real;        // links and `..` resolved, once: a tree may add a thousand linked folders
-};
 
 // A file that an input folder reads through a link, by the (device, inode) it resolves to,
 // and the sentence that says so: an output there would be swapped in for it by the atomic
@@ -71,25 +62,6 @@ void add_folder_input(const std::string& what, const std::string& root, std::vec
   }
 }
 
-void refuse_overlaps(const std::vector<NamedPath>& paths) {
-  for (const NamedPath& output : paths) {
-    // A device or FIFO (/dev/null, /dev/stdout) is written through, never replaced: two
-    // outputs may share one, and an input cannot be one.
-    if (!output.output || written_in_place(output.path)) continue;
-    for (const NamedPath& other : paths) {
-      if (&other == &output) continue;
-      std::string relation;
-      if (output.real == other.real) relation = "is";
-      else if (other.folder && within(output.real, other.real)) relation = "lies inside";
-      else if (output.folder && within(other.real, output.real)) relation = "is a folder holding";  // --hta-dir around an input
-      if (relation.empty()) continue;
-      const std::string fix = other.output ? "expected two separate paths" : "it would overwrite an input; expected a path outside it";
-      throw UsageError(output.what + " '" + output.path + "' " + relation + " " + other.what + " ('" + other.path +
-                       "'): " + fix);
-    }
-  }
-}
-
 // An output file that already exists and is a file an input reads through a link.
 void refuse_linked_files(const std::vector<NamedPath>& paths, const LinkedFiles& files) {
   for (const NamedPath& output : paths) {
@@ -120,6 +92,28 @@ void refuse_private_dir_in_inputs(const std::vector<NamedPath>& paths) {
 }
 
 }  // namespace
+
+NamedPath::NamedPath(std::string what, std::string path, bool output, bool folder)
+    : what(std::move(what)), path(std::move(path)), output(output), folder(folder), real(resolved(this->path)) {}
+
+void refuse_overlaps(const std::vector<NamedPath>& paths) {
+  for (const NamedPath& output : paths) {
+    // A device or FIFO (/dev/null, /dev/stdout) is written through, never replaced: two
+    // outputs may share one, and an input cannot be one.
+    if (!output.output || written_in_place(output.path)) continue;
+    for (const NamedPath& other : paths) {
+      if (&other == &output) continue;
+      std::string relation;
+      if (output.real == other.real) relation = "is";
+      else if (other.folder && within(output.real, other.real)) relation = "lies inside";
+      else if (output.folder && within(other.real, output.real)) relation = "is a folder holding";  // --hta-dir around an input
+      if (relation.empty()) continue;
+      const std::string fix = other.output ? "expected two separate paths" : "it would overwrite an input; expected a path outside it";
+      throw UsageError(output.what + " '" + output.path + "' " + relation + " " + other.what + " ('" + other.path +
+                       "'): " + fix);
+    }
+  }
+}
 
 void check_outputs(const CliOptions& options) {
   std::vector<NamedPath> paths = {{"--out", options.out, true}};

@@ -1,7 +1,26 @@
 #pragma once
+#include <filesystem>
+#include <string>
+#include <vector>
+
 #include "cli/flags.h"
 
 namespace gpubench {
+
+// A path a command names, as the rules below compare it.
+struct NamedPath {
+  NamedPath(std::string what, std::string path, bool output = false, bool folder = false);
+  std::string what;  // "--out", "--data mlp", "the gpubench executable"
+  std::string path;
+  bool output = false;
+  bool folder = false;         // what lies inside it counts (--hta-dir, a --data folder)
+  std::filesystem::path real;  // links and `..` resolved, once: a tree may add a thousand linked folders
+};
+
+// Throws UsageError when an output is, or lies inside, an input or another output (or is a
+// folder holding one), naming both. A device or FIFO output (/dev/null) is written
+// through, never replaced: it overlaps nothing.
+void refuse_overlaps(const std::vector<NamedPath>& paths);
 
 // Checks every output of a matrix run before anything is measured (throws UsageError):
 // --out and --trace can be written as write_file_atomically will, --hta-dir is a folder

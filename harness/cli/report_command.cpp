@@ -9,6 +9,7 @@
 #include "cli/compare_command.h"
 #include "cli/flags.h"
 #include "cli/matrix_command.h"
+#include "cli/output_rules.h"
 #include "cli/subcommand_flags.h"
 #include "config/errors.h"
 #include "io/atomic_file.h"
@@ -55,7 +56,9 @@ PageKind page_kind(const ReportCommandOptions& o) {
 }
 
 // Every output named, checked before any report is read (a history may take seconds):
-// writable, and not one of the inputs (an --html over REPORT.json would destroy it).
+// writable, and neither an input nor inside an input folder (an --html over REPORT.json
+// would destroy it; a .json page in a --history folder would break the next history), nor
+// another output, links and `..` resolved.
 std::vector<std::pair<std::string, std::string>> checked_outputs(const ReportCommandOptions& o, PageKind kind) {
   std::vector<std::pair<std::string, std::string>> outputs;  // flag, path
   for (const auto& [flag, path] : {std::pair{"--html", &o.html}, std::pair{"--bencher", &o.bencher},
@@ -64,19 +67,21 @@ std::vector<std::pair<std::string, std::string>> checked_outputs(const ReportCom
   if (outputs.empty())
     throw UsageError(
         "nothing to write: expected --html FILE (and for one report --bencher FILE, --github-benchmark FILE)");
+  std::vector<NamedPath> paths;
   for (const auto& [flag, path] : outputs) {
     if (kind != PageKind::report && flag != std::string("--html"))
       throw UsageError(std::string(flag) + " exports one report: " + kSynopsis);
-    check_writable(path, flag);
-    for (const std::string& input : o.inputs)
-      if (std::error_code error; std::filesystem::equivalent(path, input, error))
-        throw UsageError(std::string(flag) + " '" + path + "' is an input of this command: it would be overwritten");
+    paths.emplace_back(flag, path, true);
   }
-  for (std::size_t i = 0; i < outputs.size(); ++i)
-    for (std::size_t j = i + 1; j < outputs.size(); ++j)
-      if (outputs[i].second == outputs[j].second)
-        throw UsageError(outputs[i].first + " and " + outputs[j].first + " name the same file '" + outputs[i].second +
-                         "'");
+  const std::vector<std::string> roles = kind == PageKind::history   ? std::vector<std::string>{"the --history folder"}
+                                         : kind == PageKind::compare ? std::vector<std::string>{"BASE", "NEW"}
+                                                                     : std::vector<std::string>{"REPORT"};
+  for (std::size_t i = 0; i < o.inputs.size() && i < roles.size(); ++i) {
+    std::error_code error;
+    paths.emplace_back(roles[i], o.inputs[i], false, std::filesystem::is_directory(o.inputs[i], error));
+  }
+  refuse_overlaps(paths);
+  for (const auto& [flag, path] : outputs) check_writable(path, flag);
   return outputs;
 }
 

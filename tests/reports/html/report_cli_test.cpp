@@ -66,8 +66,9 @@ TEST_F(ReportCli, RefusesWhatItCannotDoWithExit2AndWritesNothing) {
       {"report " + kQuick + " " + kQuick + " " + kQuick + html, "(see gpubench --help)"},  // CLI11: at most 2
       {"report " + kRuns + "/base " + kRuns + "/head --bencher " + dir + "/b.json", "--bencher exports one report"},
       {"report " + kQuick + " --threshold 5%" + html, "--threshold is for a comparison"},
-      {"report " + kQuick + " --html " + kQuick, "is an input of this command"},
-      {"report " + kQuick + " --html " + dir + "/x.html --bencher " + dir + "/x.html", "name the same file"},
+      {"report " + kQuick + " --html " + kQuick, "' is REPORT ('"},
+      {"report " + kQuick + " --html " + dir + "/x.html --bencher " + dir + "/./x.html", "is --bencher ('"},
+      {"report --history " + dir + " --html " + dir + "/page.json", "lies inside the --history folder"},
       {"report " + kQuick + " " + kQuick + " --metric speed" + html, "unknown --metric 'speed'"},
       {"report " + kQuick + " " + kQuick + " --threshold 5" + html, "did you mean 5%"},
       {"report " + dir + "/missing.json" + html, "missing.json"},
