@@ -131,30 +131,16 @@ DecoderLmSpec read_config_model(const std::string& name, const std::string& path
   spec.definition["source"] = where.config_file;
   spec.definition["weights"] = weights ? weights->listing() : random_weights ? "random (--weights random)" : "random (the folder has none)";
   std::shared_ptr<const SafetensorsWeights> shared = weights ? std::make_shared<const SafetensorsWeights>(std::move(*weights)) : nullptr;
-  const auto load = [shared, mapping](torch::nn::Module& module) {
-    if (!shared) return;
+  // With no weights, the family's init draws them.
+  WeightLoader load;
+  if (shared) load = [shared, mapping](torch::nn::Module& module) {
     const std::string problems = load_mapped_weights(module, shared->names(), [&](const std::string& n) { return shared->tensor(n); }, mapping);
     if (!problems.empty()) throw UsageError("weights '" + shared->listing() + "': " + problems);
   };
-  if (config.family == DecoderFamily::Llama) {
-    const LlamaShape shape = llama_shape_of(config);
-    spec.make_model = [shape, load](const ModelTechniques& techniques) {
-      Llama model(shape);
-      load(*model);
-      model->checkpoint_layers = techniques.checkpoint;
-      if (techniques.fp8_linears) model->use_fp8_linears();
-      return wrap_model(model);
-    };
-  } else {
-    const Gpt2Shape shape = gpt2_shape_of(config);
-    spec.make_model = [shape, load](const ModelTechniques& techniques) {
-      Gpt2 model(shape);
-      load(*model);
-      model->checkpoint_blocks = techniques.checkpoint;
-      if (techniques.fp8_linears) model->use_fp8_linears();
-      return wrap_model(model);
-    };
-  }
+  if (config.family == DecoderFamily::Llama)
+    spec.make_model = [shape = llama_shape_of(config), load](const ModelTechniques& t) { return make_llama_model(shape, t, load); };
+  else
+    spec.make_model = [shape = gpt2_shape_of(config), load](const ModelTechniques& t) { return make_gpt2_model(shape, t, load); };
   // The micro-batch: the largest power of two (up to 64) whose bf16 estimate takes at most
   // kGpuShare of an 80 GB GPU; on a CPU one sequence.
   DecoderLmWorkload probe(spec);

@@ -98,12 +98,7 @@ std::unique_ptr<Workload> make_llama_workload(std::optional<std::int64_t> seq_le
   DecoderLmSpec spec;
   spec.name = "llama";
   spec.family = "llama";
-  spec.make_model = [shape](const ModelTechniques& techniques) {
-    Llama model(shape);
-    model->checkpoint_layers = techniques.checkpoint;
-    if (techniques.fp8_linears) model->use_fp8_linears();
-    return wrap_model(model);
-  };
+  spec.make_model = [shape](const ModelTechniques& techniques) { return make_llama_model(shape, techniques); };
   spec.parameters = spec.flops_parameters = shape.parameters();  // tied: the embedding is the LM head
   spec.layers = shape.layers;
   spec.attention_width = shape.heads * shape.head_dim;

@@ -95,7 +95,7 @@ torch::Tensor fp8_linear(const torch::Tensor& input, const torch::Tensor& weight
   return y.view(shape);
 }
 
-torch::Tensor apply_linear(torch::nn::Linear& linear, const torch::Tensor& x, bool fp8) {
+torch::Tensor apply_linear(FamilyLinear& linear, const torch::Tensor& x, bool fp8) {
   return fp8 ? fp8_linear(x, linear->weight, linear->bias) : linear->forward(x);
 }
 

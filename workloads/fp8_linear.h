@@ -1,6 +1,8 @@
 #pragma once
 #include <torch/torch.h>
 
+#include "workloads/family_layers.h"
+
 namespace gpubench {
 
 // FP8 training matmuls as torchao's Float8Linear with its default recipe (dynamic,
@@ -37,6 +39,6 @@ Fp8Tensor to_fp8(const torch::Tensor& t, c10::ScalarType fp8);
 torch::Tensor fp8_linear(const torch::Tensor& input, const torch::Tensor& weight, const torch::Tensor& bias);
 
 // `linear` as an FP8 matmul when `fp8`, else as itself.
-torch::Tensor apply_linear(torch::nn::Linear& linear, const torch::Tensor& x, bool fp8);
+torch::Tensor apply_linear(FamilyLinear& linear, const torch::Tensor& x, bool fp8);
 
 }  // namespace gpubench

@@ -17,8 +17,8 @@ std::int64_t Gpt2Shape::parameters() const {
 }
 
 void Gpt2AttentionImpl::reset() {
-  c_attn = register_module("c_attn", torch::nn::Linear(shape.embd, 3 * shape.embd));
-  c_proj = register_module("c_proj", torch::nn::Linear(shape.embd, shape.embd));
+  c_attn = register_module("c_attn", FamilyLinear(shape.embd, 3 * shape.embd, true));
+  c_proj = register_module("c_proj", FamilyLinear(shape.embd, shape.embd, true));
 }
 
 torch::Tensor Gpt2AttentionImpl::forward(const torch::Tensor& x) {
@@ -31,8 +31,8 @@ torch::Tensor Gpt2AttentionImpl::forward(const torch::Tensor& x) {
 }
 
 void Gpt2MlpImpl::reset() {
-  c_fc = register_module("c_fc", torch::nn::Linear(shape.embd, shape.mlp_width()));
-  c_proj = register_module("c_proj", torch::nn::Linear(shape.mlp_width(), shape.embd));
+  c_fc = register_module("c_fc", FamilyLinear(shape.embd, shape.mlp_width(), true));
+  c_proj = register_module("c_proj", FamilyLinear(shape.mlp_width(), shape.embd, true));
 }
 
 torch::Tensor Gpt2MlpImpl::forward(const torch::Tensor& x) {
@@ -54,22 +54,27 @@ torch::Tensor Gpt2BlockImpl::forward(const torch::Tensor& x) {
 }
 
 void Gpt2TrunkImpl::reset() {
-  wte = register_module("wte", torch::nn::Embedding(shape.vocab, shape.embd));
-  wpe = register_module("wpe", torch::nn::Embedding(shape.context, shape.embd));
+  wte = register_module("wte", FamilyEmbedding(shape.vocab, shape.embd));
+  wpe = register_module("wpe", FamilyEmbedding(shape.context, shape.embd));
   h = register_module("h", torch::nn::ModuleList());
   for (std::int64_t i = 0; i < shape.layers; ++i) h->push_back(Gpt2Block(shape));
   ln_f = register_module("ln_f", torch::nn::LayerNorm(torch::nn::LayerNormOptions({shape.embd}).eps(shape.layer_norm_eps)));
 }
 
-void Gpt2Impl::reset() {
-  transformer = register_module("transformer", Gpt2Trunk(shape));
+void Gpt2Impl::reset() { transformer = register_module("transformer", Gpt2Trunk(shape)); }
+
+void Gpt2Impl::init_weights() {
   torch::NoGradGuard no_grad;
   for (auto& module : modules(/*include_self=*/false)) {
-    if (auto* linear = module->as<torch::nn::Linear>()) {
+    if (auto* linear = module->as<FamilyLinear>()) {
       torch::nn::init::normal_(linear->weight, 0.0, 0.02);
       torch::nn::init::zeros_(linear->bias);
     }
-    if (auto* embedding = module->as<torch::nn::Embedding>()) torch::nn::init::normal_(embedding->weight, 0.0, 0.02);
+    if (auto* embedding = module->as<FamilyEmbedding>()) torch::nn::init::normal_(embedding->weight, 0.0, 0.02);
+    if (auto* norm = module->as<torch::nn::LayerNorm>()) {
+      torch::nn::init::ones_(norm->weight);
+      torch::nn::init::zeros_(norm->bias);
+    }
   }
   // GPT-2's scaled init of the projections into the residual stream.
   const double residual_std = 0.02 / std::sqrt(2.0 * static_cast<double>(shape.layers));
@@ -102,12 +107,14 @@ void Gpt2Impl::use_fp8_linears() {
   }
 }
 
-Model Gpt2Workload::make_model_with(const ModelTechniques& techniques) const {
-  Gpt2 model;
+Model make_gpt2_model(const Gpt2Shape& shape, const ModelTechniques& techniques, const WeightLoader& load) {
+  Gpt2 model = filled_on(Gpt2(shape), techniques.device, load);
   model->checkpoint_blocks = techniques.checkpoint;
   if (techniques.fp8_linears) model->use_fp8_linears();
   return wrap_model(model);
 }
+
+Model Gpt2Workload::make_model_with(const ModelTechniques& techniques) const { return make_gpt2_model({}, techniques); }
 
 Dataset Gpt2Workload::make_dataset(const DatasetRequest& request) const {
   const Gpt2Shape shape;

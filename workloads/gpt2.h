@@ -1,4 +1,5 @@
 #pragma once
+#include "workloads/family_layers.h"
 #include "workloads/workload.h"
 
 namespace gpubench {
@@ -26,7 +27,7 @@ struct Gpt2AttentionImpl : torch::nn::Cloneable<Gpt2AttentionImpl> {
   torch::Tensor forward(const torch::Tensor& x);  // [B, T, C] -> [B, T, C]
   Gpt2Shape shape;
   bool fp8 = false;  // c_attn and c_proj as FP8 matmuls (workloads/fp8_linear.h)
-  torch::nn::Linear c_attn{nullptr}, c_proj{nullptr};
+  FamilyLinear c_attn{nullptr}, c_proj{nullptr};
 };
 TORCH_MODULE(Gpt2Attention);
 
@@ -37,7 +38,7 @@ struct Gpt2MlpImpl : torch::nn::Cloneable<Gpt2MlpImpl> {
   torch::Tensor forward(const torch::Tensor& x);
   Gpt2Shape shape;
   bool fp8 = false;  // c_fc and c_proj as FP8 matmuls
-  torch::nn::Linear c_fc{nullptr}, c_proj{nullptr};
+  FamilyLinear c_fc{nullptr}, c_proj{nullptr};
 };
 TORCH_MODULE(Gpt2Mlp);
 
@@ -58,7 +59,7 @@ struct Gpt2TrunkImpl : torch::nn::Cloneable<Gpt2TrunkImpl> {
   explicit Gpt2TrunkImpl(Gpt2Shape shape) : shape(shape) { reset(); }
   void reset() override;
   Gpt2Shape shape;
-  torch::nn::Embedding wte{nullptr}, wpe{nullptr};
+  FamilyEmbedding wte{nullptr}, wpe{nullptr};
   torch::nn::ModuleList h{nullptr};
   torch::nn::LayerNorm ln_f{nullptr};
 };
@@ -67,12 +68,14 @@ TORCH_MODULE(Gpt2Trunk);
 // nanoGPT's GPT: tokens [B, T] int64 -> logits [B, T, vocab]. The LM head is the token
 // embedding (weight tying): logits = ln_f(x) @ wte^T, so it is one parameter, named
 // transformer.wte.weight (HF's lm_head.weight maps to it). Parameter names are nanoGPT's
-// and HF GPT2LMHeadModel's (workloads/reference_weights.h). Init as nanoGPT: Linear and
-// Embedding weights N(0, 0.02), biases 0, the residual projections (attn.c_proj,
-// mlp.c_proj) N(0, 0.02 / sqrt(2 * layers)), LayerNorm 1 and 0.
+// and HF GPT2LMHeadModel's (workloads/reference_weights.h). Built with its parameters
+// uninitialised (family_layers.h): init_weights() draws nanoGPT's init, Linear and Embedding
+// weights N(0, 0.02), biases 0, the residual projections (attn.c_proj, mlp.c_proj)
+// N(0, 0.02 / sqrt(2 * layers)), LayerNorm 1 and 0, on the device the parameters are on.
 struct Gpt2Impl : torch::nn::Cloneable<Gpt2Impl> {
   explicit Gpt2Impl(Gpt2Shape shape = {}) : shape(shape) { reset(); }
   void reset() override;
+  void init_weights();
   torch::Tensor forward(const torch::Tensor& tokens);
   Gpt2Shape shape;
   bool checkpoint_blocks = false;  // the ckpt variant: each block's activations recomputed in backward
@@ -82,6 +85,10 @@ struct Gpt2Impl : torch::nn::Cloneable<Gpt2Impl> {
   Gpt2Trunk transformer{nullptr};
 };
 TORCH_MODULE(Gpt2);
+
+// A GPT-2 ready to train: its parameters made on techniques.device, filled by `load`, or
+// with none by init_weights() there; ckpt and fp8 as the techniques ask.
+Model make_gpt2_model(const Gpt2Shape& shape, const ModelTechniques& techniques, const WeightLoader& load = {});
 
 // GPT-2 124M on windows of 1024 tokens: micro-batch 16 sequences on a GPU, 1 on a CPU.
 // Synthetic tokens by default (a skewed sparse Markov stream); --data gpt2=FILE reads a
@@ -94,7 +101,7 @@ class Gpt2Workload final : public Workload {
   std::string name() const override { return "gpt2"; }
   std::int64_t default_batch_size(DeviceKind device) const override { return device == DeviceKind::Cuda ? 16 : 1; }
   std::int64_t base_dataset_samples() const override { return 2048; }
-  Model make_model() const override { return wrap_model(Gpt2()); }
+  Model make_model() const override { return make_model_with({}); }
   Model make_model_with(const ModelTechniques& techniques) const override;  // checkpoint, fp8_linears
   Dataset make_dataset(const DatasetRequest& request) const override;
   torch::Tensor loss(const torch::Tensor& output, const torch::Tensor& targets) const override;

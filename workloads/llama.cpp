@@ -8,9 +8,7 @@
 namespace gpubench {
 namespace {
 
-torch::nn::Linear linear(std::int64_t in, std::int64_t out, bool bias) {
-  return torch::nn::Linear(torch::nn::LinearOptions(in, out).bias(bias));
-}
+FamilyLinear linear(std::int64_t in, std::int64_t out, bool bias) { return FamilyLinear(in, out, bias); }
 
 // HF's rotate_half: the second half of the channels, negated, before the first.
 torch::Tensor rotate_half(const torch::Tensor& x) {
@@ -139,9 +137,7 @@ torch::Tensor LlamaLayerImpl::forward(const torch::Tensor& x, const torch::Tenso
 }
 
 void LlamaTrunkImpl::reset() {
-  auto options = torch::nn::EmbeddingOptions(shape.vocab, shape.hidden);
-  if (shape.pad_token_id) options.padding_idx(*shape.pad_token_id);
-  embed_tokens = register_module("embed_tokens", torch::nn::Embedding(options));
+  embed_tokens = register_module("embed_tokens", FamilyEmbedding(shape.vocab, shape.hidden, shape.pad_token_id));
   layers = register_module("layers", torch::nn::ModuleList());
   for (std::int64_t i = 0; i < shape.layers; ++i) layers->push_back(LlamaLayer(shape));
   norm = register_module("norm", RmsNorm(shape.hidden, shape.rms_norm_eps));
@@ -150,13 +146,17 @@ void LlamaTrunkImpl::reset() {
 void LlamaImpl::reset() {
   model = register_module("model", LlamaTrunk(shape));
   if (!shape.tie_word_embeddings) lm_head = register_module("lm_head", linear(shape.hidden, shape.vocab, false));
+}
+
+void LlamaImpl::init_weights() {
   torch::NoGradGuard no_grad;
   for (auto& module : modules(/*include_self=*/false)) {
-    if (auto* l = module->as<torch::nn::Linear>()) {
+    if (auto* l = module->as<FamilyLinear>()) {
       torch::nn::init::normal_(l->weight, 0.0, 0.02);
       if (l->bias.defined()) torch::nn::init::zeros_(l->bias);
     }
-    if (auto* e = module->as<torch::nn::Embedding>()) torch::nn::init::normal_(e->weight, 0.0, 0.02);
+    if (auto* e = module->as<FamilyEmbedding>()) torch::nn::init::normal_(e->weight, 0.0, 0.02);
+    if (auto* n = module->as<RmsNorm>()) torch::nn::init::ones_(n->weight);
   }
   if (shape.pad_token_id) model->embed_tokens->weight[*shape.pad_token_id].zero_();
 }
@@ -187,6 +187,13 @@ void LlamaImpl::use_fp8_linears() {
     layer->self_attn->fp8 = true;
     layer->mlp->fp8 = true;
   }
+}
+
+Model make_llama_model(const LlamaShape& shape, const ModelTechniques& techniques, const WeightLoader& load) {
+  Llama model = filled_on(Llama(shape), techniques.device, load);
+  model->checkpoint_layers = techniques.checkpoint;
+  if (techniques.fp8_linears) model->use_fp8_linears();
+  return wrap_model(model);
 }
 
 }  // namespace gpubench

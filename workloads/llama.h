@@ -10,6 +10,9 @@
 #include <nlohmann/json.hpp>
 #include <torch/torch.h>
 
+#include "workloads/family_layers.h"
+#include "workloads/workload.h"
+
 namespace gpubench {
 
 // RoPE as HF's rope_parameters: "default" (inv_freq = 1/theta^(2i/d)) or "llama3" (the
@@ -58,7 +61,7 @@ struct LlamaAttentionImpl : torch::nn::Cloneable<LlamaAttentionImpl> {
   torch::Tensor forward(const torch::Tensor& x, const torch::Tensor& cos, const torch::Tensor& sin);
   LlamaShape shape;
   bool fp8 = false;
-  torch::nn::Linear q_proj{nullptr}, k_proj{nullptr}, v_proj{nullptr}, o_proj{nullptr};
+  FamilyLinear q_proj{nullptr}, k_proj{nullptr}, v_proj{nullptr}, o_proj{nullptr};
 };
 TORCH_MODULE(LlamaAttention);
 
@@ -69,7 +72,7 @@ struct LlamaMlpImpl : torch::nn::Cloneable<LlamaMlpImpl> {
   torch::Tensor forward(const torch::Tensor& x);
   LlamaShape shape;
   bool fp8 = false;
-  torch::nn::Linear gate_proj{nullptr}, up_proj{nullptr}, down_proj{nullptr};
+  FamilyLinear gate_proj{nullptr}, up_proj{nullptr}, down_proj{nullptr};
 };
 TORCH_MODULE(LlamaMlp);
 
@@ -90,26 +93,32 @@ struct LlamaTrunkImpl : torch::nn::Cloneable<LlamaTrunkImpl> {
   explicit LlamaTrunkImpl(LlamaShape shape) : shape(std::move(shape)) { reset(); }
   void reset() override;
   LlamaShape shape;
-  torch::nn::Embedding embed_tokens{nullptr};
+  FamilyEmbedding embed_tokens{nullptr};
   torch::nn::ModuleList layers{nullptr};
   RmsNorm norm{nullptr};
 };
 TORCH_MODULE(LlamaTrunk);
 
 // HF's LlamaForCausalLM: tokens [B, T] -> logits [B, T, vocab]; `model` and, untied,
-// `lm_head` (no bias). Init as HF: Linear and Embedding N(0, 0.02), biases 0, the padding
-// row 0, norms 1.
+// `lm_head` (no bias). Built with its parameters uninitialised (family_layers.h):
+// init_weights() draws HF's init, Linear and Embedding N(0, 0.02), biases 0, the padding row
+// 0, norms 1, on the device the parameters are on.
 struct LlamaImpl : torch::nn::Cloneable<LlamaImpl> {
   explicit LlamaImpl(LlamaShape shape = LlamaShape::llama_3_2_1b()) : shape(std::move(shape)) { reset(); }
   void reset() override;
+  void init_weights();
   torch::Tensor forward(const torch::Tensor& tokens);
   // Every Linear of the layers as FP8 matmuls (workloads/fp8_linear.h); not the LM head.
   void use_fp8_linears();
   LlamaShape shape;
   bool checkpoint_layers = false;  // ckpt: each layer's activations recomputed in backward
   LlamaTrunk model{nullptr};
-  torch::nn::Linear lm_head{nullptr};
+  FamilyLinear lm_head{nullptr};
 };
 TORCH_MODULE(Llama);
+
+// A Llama ready to train: its parameters made on techniques.device, filled by `load`, or
+// with none by init_weights() there; ckpt and fp8 as the techniques ask.
+Model make_llama_model(const LlamaShape& shape, const ModelTechniques& techniques, const WeightLoader& load = {});
 
 }  // namespace gpubench

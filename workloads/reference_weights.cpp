@@ -113,7 +113,8 @@ std::string load_mapped_weights(torch::nn::Module& module, const std::vector<std
     // An untied model owns the name itself (its lm_head.weight): loaded above, not a tie.
     if (!available.count(reference_name) || !ours.count(our_name) || used.count(reference_name)) continue;
     used.insert(reference_name);
-    if (!torch::equal(read(reference_name).to(ours.at(our_name).dtype()), ours.at(our_name)))
+    const torch::Tensor& tied = ours.at(our_name);
+    if (!torch::equal(read(reference_name).to(tied.device(), tied.scalar_type()), tied))
       note(reference_name + " is not tied to " + our_name);
   }
   for (const auto& name : names)

@@ -32,6 +32,9 @@ struct DatasetRequest {
 struct ModelTechniques {
   bool checkpoint = false;   // activation checkpointing (ckpt): per block, stage or layer (traits().segments)
   bool fp8_linears = false;  // FP8 matmuls in the Linear layers (the fp8 precision): gpt2's blocks
+  // Where the model will train. The decoder families make and initialise their parameters
+  // there (workloads/family_layers.h); the others build on the CPU and the runner moves them.
+  torch::Device device = torch::kCPU;
 };
 
 // One training workload: model, dataset and loss, with its exact definition recorded in

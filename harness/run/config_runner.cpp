@@ -98,9 +98,9 @@ struct PreparedConfig {
   TrainerSpec spec;
 };
 
-// What the config builds into its model (and the checkpoint check rebuilds).
-ModelTechniques model_techniques(const Config& config) {
-  return {config.checkpoint, config.precision == Precision::Fp8};
+// What the config builds into its model (and the checkpoint check rebuilds), and where.
+ModelTechniques model_techniques(const Config& config, torch::Device device) {
+  return {config.checkpoint, config.precision == Precision::Fp8, device};
 }
 
 // The ranks of a CPU DDP config share this machine's cores: by default each gets its
@@ -201,7 +201,7 @@ void prepare(PreparedConfig& c) {
     if (const auto why = device_memory_refusal(c.config, settings, static_cast<double>(cuda_device_memory(0).free_bytes)))
       throw std::runtime_error(*why);
   if (c.config.graph) c.graph = std::make_unique<CudaGraphStep>(c.plan.device);
-  c.model = c.workload->make_model_with(model_techniques(c.config));
+  c.model = c.workload->make_model_with(model_techniques(c.config, c.plan.device));
   c.model.module->to(c.plan.device);
   if (c.config.channels_last) to_channels_last(*c.model.module);
   if (c.ddp) c.ddp->broadcast_from_rank0(*c.model.module);
@@ -330,7 +330,7 @@ nlohmann::json collect(PreparedConfig& c, const TrainingRun& run) {
     const PrivateDir checkpoint_dir(c.settings->scratch_dir);
     checkpoint = check_checkpoint_round_trip(*c.workload, c.model, *c.optimizer, run.last_batch.data,
                                              checkpoint_dir.file("checkpoint.pt"), c.config.channels_last,
-                                             model_techniques(c.config));
+                                             model_techniques(c.config, c.plan.device));
   }
 
   nlohmann::json result = describe_run(c, run);

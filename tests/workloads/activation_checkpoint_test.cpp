@@ -60,6 +60,7 @@ TEST(ActivationCheckpoint, Gpt2PerBlockGivesThePlainLogitsAndGradients) {
   torch::manual_seed(1);
   const Gpt2Shape tiny{/*vocab=*/96, /*layers=*/3, /*heads=*/2, /*embd=*/32, /*context=*/16};
   Gpt2 plain(tiny), ckpt(tiny);
+  plain->init_weights();
   copy_parameters(*plain, *ckpt);
   ckpt->checkpoint_blocks = true;
   const torch::Tensor tokens = torch::randint(0, 96, {2, 16});

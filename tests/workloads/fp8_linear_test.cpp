@@ -135,6 +135,7 @@ TEST(Fp8Linear, Gpt2WithFp8BlocksTrainsAsThePlainModelWithinFp8Rounding) {
   const Gpt2Shape shape{/*vocab=*/128, /*layers=*/2, /*heads=*/4, /*embd=*/64, /*context=*/32};
   torch::manual_seed(4);
   Gpt2 plain(shape);
+  plain->init_weights();
   Gpt2 fp8(shape);
   {
     torch::NoGradGuard no_grad;

@@ -94,6 +94,7 @@ TEST(Llama, ThePaddingRowGetsNoGradient) {
   LlamaShape s = tiny();
   s.pad_token_id = 7;
   Llama model(s);
+  model->init_weights();
   EXPECT_EQ(model->model->embed_tokens->weight[7].abs().sum().item<double>(), 0.0) << "zero at init, as HF";
   const auto tokens = torch::tensor({{7, 3, 7, 9, 1}}, torch::kInt64);
   model->forward(tokens).sum().backward();

@@ -26,12 +26,7 @@ DecoderLmWorkload small_gpt2() {
   shape.context = 64;
   DecoderLmSpec spec;
   spec.name = "gpt2-small-shape";
-  spec.make_model = [shape](const ModelTechniques& techniques) {
-    Gpt2 model(shape);
-    model->checkpoint_blocks = techniques.checkpoint;
-    if (techniques.fp8_linears) model->use_fp8_linears();
-    return wrap_model(model);
-  };
+  spec.make_model = [shape](const ModelTechniques& techniques) { return make_gpt2_model(shape, techniques); };
   spec.seq_len = 64;
   spec.vocab = 128;
   return DecoderLmWorkload(spec);
