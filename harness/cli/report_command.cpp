@@ -62,11 +62,13 @@ PageKind page_kind(const ReportCommandOptions& o) {
 std::vector<std::pair<std::string, std::string>> checked_outputs(const ReportCommandOptions& o, PageKind kind) {
   std::vector<std::pair<std::string, std::string>> outputs;  // flag, path
   for (const auto& [flag, path] : {std::pair{"--html", &o.html}, std::pair{"--bencher", &o.bencher},
-                                   std::pair{"--github-benchmark", &o.github_benchmark}})
+                                   std::pair{"--github-benchmark", &o.github_benchmark},
+                                   std::pair{"--github-benchmark-smaller", &o.github_benchmark_smaller}})
     if (!path->empty()) outputs.emplace_back(flag, *path);
   if (outputs.empty())
     throw UsageError(
-        "nothing to write: expected --html FILE (and for one report --bencher FILE, --github-benchmark FILE)");
+        "nothing to write: expected --html FILE (and for one report --bencher FILE, --github-benchmark FILE, "
+        "--github-benchmark-smaller FILE)");
   std::vector<NamedPath> paths;
   for (const auto& [flag, path] : outputs) {
     if (kind != PageKind::report && flag != std::string("--html"))
@@ -104,6 +106,8 @@ std::vector<std::pair<std::string, std::string>> output_texts(
         texts.emplace_back(path, json_text(bencher_metric_format(report, o.inputs.front()), 2) + "\n");
       else if (flag == "--github-benchmark")
         texts.emplace_back(path, json_text(github_benchmark_bigger_is_better(report, o.inputs.front()), 2) + "\n");
+      else if (flag == "--github-benchmark-smaller")
+        texts.emplace_back(path, json_text(github_benchmark_smaller_is_better(report, o.inputs.front()), 2) + "\n");
       else
         texts.emplace_back(path, render_page(report_page_data(report, o.inputs.front())));
     }

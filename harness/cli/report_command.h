@@ -2,7 +2,7 @@
 // `gpubench report`: a report, a comparison or a history drawn as one self-contained HTML
 // page, and a report exported for continuous-benchmarking services. What the arguments
 // mean decides the kind:
-//   gpubench report REPORT.json [--html F] [--bencher F] [--github-benchmark F]
+//   gpubench report REPORT.json [--html F] [--bencher F] [--github-benchmark F] [--github-benchmark-smaller F]
 //       one report: environment, every row, charts (throughput, phases, memory, what each
 //       technique bought, ablations, loss curves); the exports take one report only;
 //   gpubench report BASE NEW --html F [--threshold P] [--alpha A] [--paired] [--metric M]
@@ -23,7 +23,7 @@ namespace gpubench {
 struct ReportCommandOptions {
   std::vector<std::string> inputs;  // REPORT, BASE NEW, or the --history FOLDER
   bool history = false;
-  std::string html, bencher, github_benchmark;  // empty: not written
+  std::string html, bencher, github_benchmark, github_benchmark_smaller;  // empty: not written
   // As `gpubench compare` takes them; empty: compare's defaults (5%, 0.01, samples_per_s).
   std::string threshold, alpha, metric;
   bool paired = false;

@@ -42,6 +42,9 @@ CLI::App* add_report_command(CLI::App& app, ReportCommandOptions& options) {
   report->add_option("--github-benchmark", options.github_benchmark,
                      "One REPORT: write its samples/s (and tokens/s) here for github-action-benchmark's "
                      "customBiggerIsBetter tool");
+  report->add_option("--github-benchmark-smaller", options.github_benchmark_smaller,
+                     "One REPORT: write its step times and memory peaks here for github-action-benchmark's "
+                     "customSmallerIsBetter tool");
   report->add_option("--threshold", options.threshold, "BASE NEW or --history: as gpubench compare's (default 5%)");
   report->add_option("--alpha", options.alpha, "BASE NEW or --history: as gpubench compare's (default 0.01)");
   report->add_option("--metric", options.metric,

@@ -19,7 +19,7 @@ CLI::App* add_tune_command(CLI::App& app, CliOptions& options, std::string& memo
 inline constexpr const char* kCompareUsage =
     "gpubench compare BASE NEW [--threshold P] [--metric M] [--alpha A] [--paired] [--format F] [--junit F]";
 inline constexpr const char* kReportUsage =
-    "gpubench report REPORT [--html F] [--bencher F] [--github-benchmark F], BASE NEW --html F, or --history FOLDER "
+    "gpubench report REPORT [--html F] [--bencher F] [--github-benchmark[-smaller] F], BASE NEW --html F, or --history FOLDER "
     "--html F";
 
 // `gpubench --steps 5 compare A B`: a matrix flag the subcommand would silently ignore.

@@ -52,7 +52,7 @@ json bmf_metric(const json& summary) {
   return metric;
 }
 
-json github_entry(const std::string& id, const char* unit, const json& summary, const json& row) {
+json github_entry(const std::string& name, const char* unit, const json& summary, const json& row) {
   const auto median = number(summary, "median");
   if (!median) return nullptr;
   const double p10 = number(summary, "p10").value_or(*median), p90 = number(summary, "p90").value_or(*median);
@@ -61,7 +61,7 @@ json github_entry(const std::string& id, const char* unit, const json& summary, 
                                   number(summary, "count").value_or(0), p10, p90);
   const json& workload = object_or_empty(row, "workload");
   if (const auto batch = number(workload, "global_batch_size")) extra += fmt::format("; global batch {:.0f}", *batch);
-  return {{"name", id + " " + unit},
+  return {{"name", name},
           {"unit", unit},
           {"value", *median},
           {"range", fmt::format("± {:.6g}", half)},
@@ -96,8 +96,24 @@ json github_benchmark_bigger_is_better(const json& report, const std::string& na
     const std::string id = (*row)["config_id"];
     const json& throughput = object_or_empty(*row, "throughput");
     for (const auto& [key, unit] : {std::pair{"samples_per_s", "samples/s"}, std::pair{"tokens_per_s", "tokens/s"}})
-      if (json entry = github_entry(id, unit, object_or_empty(throughput, key), *row); !entry.is_null())
+      if (json entry = github_entry(id + " " + unit, unit, object_or_empty(throughput, key), *row); !entry.is_null())
         out.push_back(entry);
+  }
+  return out;
+}
+
+json github_benchmark_smaller_is_better(const json& report, const std::string& name) {
+  json out = json::array();
+  for (const json* row : ok_rows(report, name, "--github-benchmark-smaller")) {
+    const std::string id = (*row)["config_id"];
+    if (json entry = github_entry(id + " step time", "ms", object_or_empty(*row, "step_ms"), *row); !entry.is_null())
+      out.push_back(entry);
+    const json& memory = object_or_empty(*row, "memory");
+    for (const auto& [key, what] :
+         {std::pair{"host_peak_rss_bytes", "host peak RSS"}, std::pair{"cuda_peak_allocated_bytes", "CUDA peak allocated"}})
+      if (const auto bytes = number(memory, key))
+        out.push_back({{"name", id + " " + what}, {"unit", "MiB"}, {"value", *bytes / (1024.0 * 1024.0)},
+                       {"extra", fmt::format("{:.0f} bytes, one value a run", *bytes)}});
   }
   return out;
 }

@@ -20,10 +20,15 @@ nlohmann::json bencher_metric_format(const nlohmann::json& report, const std::st
 // (https://github.com/benchmark-action/github-action-benchmark, src/extract.ts BenchmarkResult):
 //   [{"name": "<config_id> samples/s", "unit": "samples/s", "value": median,
 //     "range": "± d", "extra": "p10 ..., p90 ..., n steps; ..."}]
-// for samples/s and, where measured, tokens/s: the bigger-is-better numbers (step time and
-// memory would need customSmallerIsBetter). `range` is a string there, symmetric, so it
-// carries the larger distance of p10 or p90 from the median and `extra` the exact p10
-// and p90. Throws UsageError as above.
+// for samples/s and, where measured, tokens/s: the bigger-is-better numbers. `range` is a
+// string there, symmetric, so it carries the larger distance of p10 or p90 from the median
+// and `extra` the exact p10 and p90. Throws UsageError as above.
 nlohmann::json github_benchmark_bigger_is_better(const nlohmann::json& report, const std::string& name);
+
+// The same action's `tool: customSmallerIsBetter` input: per ok row "<id> step time" (ms,
+// the median step with its p10/p90 as above) and the memory peaks measured, "<id> host peak
+// RSS" and, on a GPU, "<id> CUDA peak allocated" (MiB, one value a run: no range). A step
+// that got slower or a peak that grew is what the action flags. Throws UsageError as above.
+nlohmann::json github_benchmark_smaller_is_better(const nlohmann::json& report, const std::string& name);
 
 }  // namespace gpubench

@@ -53,6 +53,29 @@ TEST(GithubBenchmark, FitsCustomBiggerIsBetterWithTheRangeFromP10P90) {
   EXPECT_NE(entries[0]["extra"].get<std::string>().find("p10 11027.1, p90 13069.9"), std::string::npos);
 }
 
+// customSmallerIsBetter: the step time with its range, the memory peaks in MiB.
+TEST(GithubBenchmark, SmallerIsBetterHoldsStepTimesAndMemoryPeaks) {
+  const json& kQuick = quick();
+  const json entries = github_benchmark_smaller_is_better(kQuick, "cpu-quick.json");
+  EXPECT_EQ(test_support::schema_violations(entries, kHere + "/github_benchmark.schema.json"), "");
+  ASSERT_EQ(entries.size(), 8u) << "4 CPU rows: step time and host peak RSS each";
+  const json& row = kQuick["results"][0];
+  EXPECT_EQ(entries[0]["name"], "mlp/cpu/fp32 step time");
+  EXPECT_EQ(entries[0]["unit"], "ms");
+  EXPECT_EQ(entries[0]["value"], row["step_ms"]["median"]);
+  EXPECT_EQ(entries[0]["range"].get<std::string>().rfind("± ", 0), 0u);
+  EXPECT_EQ(entries[1]["name"], "mlp/cpu/fp32 host peak RSS");
+  EXPECT_DOUBLE_EQ(entries[1]["value"].get<double>(), row["memory"]["host_peak_rss_bytes"].get<double>() / 1048576.0);
+  json gpu = kQuick;
+  gpu["results"][0]["memory"]["cuda_peak_allocated_bytes"] = 3.0 * 1048576;
+  const json with_gpu = github_benchmark_smaller_is_better(gpu, "gpu.json");
+  EXPECT_EQ(with_gpu[2]["name"], "mlp/cpu/fp32 CUDA peak allocated");
+  EXPECT_EQ(with_gpu[2]["value"], 3.0);
+  json none = kQuick;
+  for (json& r : none["results"]) r["status"] = "skipped";
+  EXPECT_THROW(github_benchmark_smaller_is_better(none, "none.json"), UsageError);
+}
+
 TEST(GithubBenchmark, AddsTokensPerSecondWhereMeasured) {
   json report = test_support::synthetic_report(test_support::SyntheticSpec{});
   report["results"][3]["throughput"]["tokens_per_s"] = {{"median", 5e4}, {"p10", 4.8e4}, {"p90", 5.2e4}, {"count", 30}};

@@ -30,9 +30,10 @@ class ReportCli : public ::testing::Test {
   bool exists(const std::string& name) { return std::filesystem::exists(dir + "/" + name); }
 };
 
-TEST_F(ReportCli, OneReportWritesThePageAndBothExports) {
+TEST_F(ReportCli, OneReportWritesThePageAndEveryExport) {
   const auto run = run_command(kExe + " report " + kQuick + " --html " + dir + "/q.html --bencher " + dir +
-                               "/bmf.json --github-benchmark " + dir + "/gh.json");
+                               "/bmf.json --github-benchmark " + dir + "/gh.json --github-benchmark-smaller " + dir +
+                               "/gh-small.json");
   ASSERT_EQ(run.exit_code, 0) << run.output;
   EXPECT_NE(run.output.find("wrote " + dir + "/q.html"), std::string::npos) << run.output;
   const std::string page = read("q.html");
@@ -41,6 +42,7 @@ TEST_F(ReportCli, OneReportWritesThePageAndBothExports) {
   EXPECT_NE(page.find("\"kind\":\"report\""), std::string::npos);
   EXPECT_TRUE(nlohmann::json::parse(read("bmf.json")).contains("mlp/cpu/fp32"));
   EXPECT_EQ(nlohmann::json::parse(read("gh.json")).size(), 4u);
+  EXPECT_EQ(nlohmann::json::parse(read("gh-small.json")).size(), 8u) << "step time and host peak RSS of 4 rows";
 }
 
 TEST_F(ReportCli, TwoReportsOrTwoFoldersAreAComparisonAndAFolderWithHistoryAHistory) {
