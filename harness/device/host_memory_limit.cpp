@@ -52,7 +52,8 @@ std::optional<MemoryCgroupFiles> memory_cgroup_files(const std::string& proc_sel
     const std::string controllers = line.substr(first + 1, second - first - 1), path = line.substr(second + 1);
     if (line.rfind("0::", 0) == 0) {
       const std::string dir = root + path;
-      if (is_file(dir + "/memory.max")) return MemoryCgroupFiles{dir, dir + "/memory.max", dir + "/memory.current", dir + "/memory.events", 2};
+      if (is_file(dir + "/memory.max"))
+        return MemoryCgroupFiles{dir, dir + "/memory.max", dir + "/memory.current", dir + "/memory.events", 2, root};
       continue;
     }
     std::istringstream names(controllers);
@@ -60,7 +61,8 @@ std::optional<MemoryCgroupFiles> memory_cgroup_files(const std::string& proc_sel
       if (name == "memory") {
         const std::string dir = root + "/memory" + path;
         if (is_file(dir + "/memory.limit_in_bytes"))
-          v1 = MemoryCgroupFiles{dir, dir + "/memory.limit_in_bytes", dir + "/memory.usage_in_bytes", dir + "/memory.oom_control", 1};
+          v1 = MemoryCgroupFiles{dir, dir + "/memory.limit_in_bytes", dir + "/memory.usage_in_bytes", dir + "/memory.oom_control", 1,
+                                 root + "/memory"};
       }
   }
   return v1;
@@ -103,10 +105,26 @@ bool killed_by_oom(int signal, bool sent_by_us, const OomKills& before) {
   return signal == SIGKILL && !sent_by_us && oom_kills().grew_since(before);
 }
 
+std::optional<HostMemoryLimit> host_memory_limit_in(const std::optional<MemoryCgroupFiles>& own, const std::string& meminfo) {
+  std::optional<HostMemoryLimit> tightest = host_memory_limit_from(meminfo, "", "");
+  if (!own) return tightest;
+  namespace fs = std::filesystem;
+  const fs::path top = fs::path(own->hierarchy).lexically_normal();
+  const std::string limit_name = fs::path(own->limit).filename().string(), usage_name = fs::path(own->usage).filename().string();
+  for (fs::path dir = fs::path(own->dir).lexically_normal();; dir = dir.parent_path()) {
+    // v2's root has no memory.max: nothing set there (MemAvailable stands for it).
+    auto here = host_memory_limit_from(meminfo, read_text((dir / limit_name).string()), read_text((dir / usage_name).string()));
+    if (here && dir != fs::path(own->dir).lexically_normal() && here->cgroup_left_bytes &&
+        here->available_bytes == *here->cgroup_left_bytes)
+      here->source = "the memory limit of the cgroup above it, '" + dir.string() + "', less its usage";
+    if (here && (!tightest || here->available_bytes < tightest->available_bytes)) tightest = here;
+    if (dir == top || dir == dir.parent_path() || dir.string().size() <= top.string().size()) break;
+  }
+  return tightest;
+}
+
 std::optional<HostMemoryLimit> host_memory_limit() {
-  const auto& cgroup = own_memory_cgroup();
-  return host_memory_limit_from(read_text("/proc/meminfo"), cgroup ? read_text(cgroup->limit) : "",
-                                cgroup ? read_text(cgroup->usage) : "");
+  return host_memory_limit_in(own_memory_cgroup(), read_text("/proc/meminfo"));
 }
 
 }  // namespace gpubench

@@ -27,6 +27,7 @@ std::optional<HostMemoryLimit> host_memory_limit();
 struct MemoryCgroupFiles {
   std::string dir, limit, usage, oom_events;
   int version = 2;
+  std::string hierarchy;  // the hierarchy's mount (root, or v1's root/memory): the top of dir's ancestors
 };
 std::optional<MemoryCgroupFiles> memory_cgroup_files(const std::string& proc_self_cgroup,
                                                      const std::string& root = "/sys/fs/cgroup");
@@ -47,6 +48,12 @@ inline constexpr const char* kKilledOutOfMemory =
     "out of memory: killed by the kernel's OOM killer (SIGKILL while the OOM kills counted by its memory cgroup or "
     "/proc/vmstat grew)";
 inline constexpr const char* kOutOfMemoryHint = "; a smaller --batch-size may fit";
+
+// host_memory_limit() for a given cgroup (nullopt: none) and /proc/meminfo text (tests):
+// the tightest of MemAvailable and what the cgroup and each cgroup above it up to its
+// hierarchy's mount leave (a limit on a parent slice binds every cgroup under it, while
+// the process's own cgroup may say "max").
+std::optional<HostMemoryLimit> host_memory_limit_in(const std::optional<MemoryCgroupFiles>& own, const std::string& meminfo);
 
 // The same from given file contents (tests): /proc/meminfo's text, the cgroup's limit
 // (v2's "max" or bytes; v1's bytes, a huge number when unlimited) and its usage ("" when

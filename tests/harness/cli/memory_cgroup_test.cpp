@@ -29,10 +29,11 @@ bool write_file(const std::string& path, const std::string& text) {
 }
 
 // A child memory cgroup of this process's own, with `limit_bytes` and no swap beyond it;
-// removed at the end of the test.
+// removed at the end of the test. `nested`: the processes run in a cgroup below it that
+// sets no limit of its own (a job inside a limited slice).
 class TestMemoryCgroup {
  public:
-  explicit TestMemoryCgroup(std::uint64_t limit_bytes) {
+  explicit TestMemoryCgroup(std::uint64_t limit_bytes, bool nested = false) {
     std::ifstream self("/proc/self/cgroup");
     std::stringstream text;
     text << self.rdbuf();
@@ -57,6 +58,16 @@ class TestMemoryCgroup {
     // Swap would turn the OOM kill into a crawl: none beyond the limit, where settable.
     if (own->version == 1) write_file(dir_ + "/memory.memsw.limit_in_bytes", limit);
     else write_file(dir_ + "/memory.swap.max", "0");
+    if (nested) {
+      // v2 lets processes into the inner folder only when the outer one hands it the memory controller.
+      if (own->version == 2) write_file(dir_ + "/cgroup.subtree_control", "+memory");
+      inner_ = dir_ + "/job";
+      if (mkdir(inner_.c_str(), 0755) != 0) {
+        why_not_ = "cannot create " + inner_;
+        inner_.clear();
+        return;
+      }
+    }
     // cgroup v2 refuses processes in a folder whose parent delegates no controllers to it.
     if (test_support::run_command(inside("true")).exit_code != 0) {
       why_not_ = "cannot move a process into " + dir_;
@@ -65,19 +76,20 @@ class TestMemoryCgroup {
     ready_ = true;
   }
   ~TestMemoryCgroup() {
-    // Its processes have exited; the kernel may take a moment to let the folder go.
-    for (int attempt = 0; !dir_.empty() && attempt < 50 && rmdir(dir_.c_str()) != 0; ++attempt)
-      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    // Its processes have exited; the kernel may take a moment to let the folders go.
+    for (const std::string& dir : {inner_, dir_})
+      for (int attempt = 0; !dir.empty() && attempt < 50 && rmdir(dir.c_str()) != 0; ++attempt)
+        std::this_thread::sleep_for(std::chrono::milliseconds(100));
   }
   bool ready() const { return ready_; }
   const std::string& why_not() const { return why_not_; }
   // The command line, run by a shell that first moves itself into the cgroup.
   std::string inside(const std::string& command) const {
-    return "sh -c 'echo $$ > " + dir_ + "/cgroup.procs && exec " + command + "'";
+    return "sh -c 'echo $$ > " + (inner_.empty() ? dir_ : inner_) + "/cgroup.procs && exec " + command + "'";
   }
 
  private:
-  std::string dir_, why_not_;
+  std::string dir_, inner_, why_not_;
   bool ready_ = false;
 };
 
@@ -108,7 +120,9 @@ TEST(MemoryCgroup, AConfigTheOomKillerTakesIsAFailedRowSayingOutOfMemory) {
 }
 
 TEST(MemoryCgroup, AnEstimateOverWhatTheCgroupLeavesIsSkippedUpFront) {
-  TestMemoryCgroup cgroup(kLimit);
+  for (const bool nested : {false, true}) {
+  SCOPED_TRACE(nested ? "a limit on the cgroup above" : "the process's own cgroup's limit");
+  TestMemoryCgroup cgroup(kLimit, nested);
   if (!cgroup.ready()) GTEST_SKIP() << cgroup.why_not();
   const std::string dir = test_support::make_temp_dir("oom");
   // ~4.3 GiB by transformer's estimate: under this machine's MemAvailable, over the cgroup.
@@ -118,7 +132,9 @@ TEST(MemoryCgroup, AnEstimateOverWhatTheCgroupLeavesIsSkippedUpFront) {
   EXPECT_EQ(run.exit_code, 0) << run.output;
   const auto row = test_support::read_json(dir + "/r.json")["results"][0];
   EXPECT_EQ(row["status"], "skipped") << row.dump(1);
-  EXPECT_NE(row.value("reason", "").find("(the cgroup's memory limit less its usage)"), std::string::npos) << row.dump(1);
+  const std::string source = nested ? "(the memory limit of the cgroup above it, '" : "(the cgroup's memory limit less its usage)";
+  EXPECT_NE(row.value("reason", "").find(source), std::string::npos) << row.dump(1);
+  }
 }
 
 }  // namespace

@@ -62,6 +62,42 @@ TEST(HostMemoryLimit, AV1LimitLeavesWhatItLeaves) {
   EXPECT_EQ(host_memory_limit_from(kMeminfo, "2147483648\n", "1073741824\n")->available_bytes, 1073741824u);
 }
 
+void write(const std::string& path, const std::string& text) {
+  std::filesystem::create_directories(std::filesystem::path(path).parent_path());
+  std::ofstream(path) << text;
+}
+
+// A limit on a parent slice binds the job's cgroup under it, whose own limit says "max"
+// (v2) or a page-rounded LONG_MAX (v1): the tightest of the chain decides, and says where.
+TEST(HostMemoryLimit, ALimitOnACgroupAboveBindsTheOneBelow) {
+  const std::string root = test_support::make_temp_dir("cgroup-chain");
+  write(root + "/ci.slice/memory.max", "3221225472\n");
+  write(root + "/ci.slice/memory.current", "1073741824\n");
+  write(root + "/ci.slice/job/memory.max", "max\n");
+  write(root + "/ci.slice/job/memory.current", "536870912\n");
+  const auto v2 = host_memory_limit_in(memory_cgroup_files("0::/ci.slice/job\n", root), kMeminfo);
+  ASSERT_TRUE(v2);
+  EXPECT_EQ(v2->available_bytes, 2147483648ULL);
+  EXPECT_EQ(v2->source, "the memory limit of the cgroup above it, '" + root + "/ci.slice', less its usage");
+
+  write(root + "/memory/runner/memory.limit_in_bytes", "1610612736\n");
+  write(root + "/memory/runner/memory.usage_in_bytes", "536870912\n");
+  write(root + "/memory/runner/job/memory.limit_in_bytes", "9223372036854771712\n");
+  write(root + "/memory/runner/job/memory.usage_in_bytes", "0\n");
+  const auto v1 = host_memory_limit_in(memory_cgroup_files("4:memory:/runner/job\n", root), kMeminfo);
+  ASSERT_TRUE(v1);
+  EXPECT_EQ(v1->available_bytes, 1073741824ULL);
+
+  // The job's own limit, tighter than its parent's, is the job's.
+  write(root + "/ci.slice/job/memory.max", "1073741824\n");
+  const auto own = host_memory_limit_in(memory_cgroup_files("0::/ci.slice/job\n", root), kMeminfo);
+  EXPECT_EQ(own->available_bytes, 536870912ULL);
+  EXPECT_EQ(own->source, "the cgroup's memory limit less its usage");
+  // No limit anywhere: MemAvailable.
+  EXPECT_EQ(host_memory_limit_in(std::nullopt, kMeminfo)->source, "MemAvailable in /proc/meminfo");
+  std::filesystem::remove_all(root);
+}
+
 TEST(HostMemoryLimit, ThisMachineHasSome) {
   const auto here = host_memory_limit();
   ASSERT_TRUE(here);
