@@ -72,4 +72,10 @@ struct DecoderSizes {
 };
 MemoryEstimate decoder_memory_estimate(const Config& config, std::int64_t batch, const DecoderSizes& sizes);
 
+// What a training process holds besides its tensors on a CPU: LibTorch's libraries and its
+// heap (~0.4 GiB resident at a run's start here), counted in a CPU estimate's workspace.
+inline constexpr double kHostProcessBytes = 0.5 * 1024 * 1024 * 1024;
+// The share of the model's states a CPU process's heap holds on top (decoder_lm.cpp).
+inline constexpr double kHostHeapSlack = 0.12;
+
 }  // namespace gpubench

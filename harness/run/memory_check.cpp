@@ -16,8 +16,9 @@ std::optional<MemoryEstimate> estimate_of(const Config& config, const RunSetting
 }
 
 std::string parts(const MemoryEstimate& e) {
-  return fmt::format("weights, gradients and Adam state {:.1f} GiB, activations {:.1f} GiB, logits {:.1f} GiB",
-                     e.states / kGiB, e.activations / kGiB, e.logits / kGiB);
+  return fmt::format("weights, gradients and Adam state {:.1f} GiB, activations {:.1f} GiB, logits {:.1f} GiB, "
+                     "workspace {:.1f} GiB",
+                     e.states / kGiB, e.activations / kGiB, e.logits / kGiB, e.workspace / kGiB);
 }
 
 }  // namespace
