@@ -120,16 +120,26 @@ TEST(ModelRun, LlamaOnAMachineTooSmallIsSkippedWithItsEstimate) {
       << list.output;
 }
 
+// A folder holding the config.json of an untied Llama with a 32000-token vocabulary (as
+// TinyLlama's), no weights: --weights random builds it.
+struct LlamaSizes {
+  int hidden, intermediate, context, heads, layers, kv_heads;
+};
+std::string llama_config_folder(const std::string& name, const LlamaSizes& s) {
+  const std::string dir = test_support::make_temp_dir(name);
+  std::ofstream(dir + "/config.json") << nlohmann::json{
+      {"architectures", {"LlamaForCausalLM"}}, {"model_type", "llama"}, {"hidden_act", "silu"},
+      {"hidden_size", s.hidden}, {"intermediate_size", s.intermediate}, {"max_position_embeddings", s.context},
+      {"num_attention_heads", s.heads}, {"num_hidden_layers", s.layers}, {"num_key_value_heads", s.kv_heads},
+      {"rms_norm_eps", 1e-5}, {"rope_theta", 10000.0}, {"tie_word_embeddings", false}, {"vocab_size", 32000}};
+  return dir;
+}
+
 // TinyLlama-1.1B's shape (random weights) trains in ~20 GiB, but its checkpoint round trip's
 // second model and optimizer (16 GiB more) do not fit 24 GiB: the config runs, the round
 // trip is left out, saying why (--list says so up front; nothing is built to list).
 TEST(ModelRun, AModelWhoseRoundTripCannotFitRunsWithoutIt) {
-  const std::string dir = test_support::make_temp_dir("tinyllama");
-  std::ofstream(dir + "/config.json") << R"({"architectures": ["LlamaForCausalLM"], "model_type": "llama",
-    "hidden_act": "silu", "hidden_size": 2048, "intermediate_size": 5632, "max_position_embeddings": 2048,
-    "num_attention_heads": 32, "num_hidden_layers": 22, "num_key_value_heads": 4, "rms_norm_eps": 1e-05,
-    "rope_theta": 10000.0, "tie_word_embeddings": false, "vocab_size": 32000, "attention_bias": false,
-    "mlp_bias": false})";
+  const std::string dir = llama_config_folder("tinyllama", {2048, 5632, 2048, 32, 22, 4});
   const auto list = run_command(std::string(GPUBENCH_EXE) + " --list --model tiny=" + dir +
                                 " --weights random --matrix tiny/cpu/fp32 --seq-len 16");
   ASSERT_EQ(list.exit_code, 0) << list.output;
@@ -145,11 +155,7 @@ TEST(ModelRun, AModelWhoseRoundTripCannotFitRunsWithoutIt) {
 // under the default heap and glibc's. Not far above it either (the refusal would then turn
 // away configs that fit).
 TEST(ModelRun, TheMemoryEstimateHoldsWhatTheRunHeld) {
-  const std::string dir = test_support::make_temp_dir("mid-llama");
-  std::ofstream(dir + "/config.json") << R"({"architectures": ["LlamaForCausalLM"], "model_type": "llama",
-    "hidden_act": "silu", "hidden_size": 512, "intermediate_size": 1408, "max_position_embeddings": 256,
-    "num_attention_heads": 8, "num_hidden_layers": 8, "num_key_value_heads": 4, "rms_norm_eps": 1e-05,
-    "rope_theta": 10000.0, "tie_word_embeddings": false, "vocab_size": 32000})";
+  const std::string dir = llama_config_folder("mid-llama", {512, 1408, 256, 8, 8, 4});
   for (const std::string heap : {"retain", "glibc"}) {
     const std::string out = dir + "/" + heap + ".json";
     const auto run = run_command(std::string(GPUBENCH_EXE) + " --model mid=" + dir + " --weights random --matrix "
