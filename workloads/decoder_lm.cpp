@@ -14,22 +14,22 @@ bool sixteen_bit(Precision precision) {
          precision == Precision::Fp8;
 }
 
-}  // namespace
-
 double decoder_activation_bytes(const Config& config, std::int64_t batch, std::int64_t seq, std::int64_t hidden,
-                                std::int64_t heads, std::int64_t layers) {
+                                std::int64_t heads, std::int64_t layers, bool keeps_scores) {
   const double tokens = static_cast<double>(batch) * static_cast<double>(seq);
   const double per_layer_16bit = 34.0 * static_cast<double>(hidden) * tokens;
   double per_layer = sixteen_bit(config.precision) ? per_layer_16bit : 2 * per_layer_16bit;
   // A CPU's scaled_dot_product_attention is the math path: it keeps the T x T scores and
   // their softmax, in fp32, per head.
-  if (config.device == DeviceKind::Cpu)
+  if (keeps_scores || config.device == DeviceKind::Cpu)
     per_layer += 2.0 * 4.0 * static_cast<double>(heads) * static_cast<double>(seq) * static_cast<double>(seq) *
                  static_cast<double>(batch);
   if (!config.checkpoint) return per_layer * static_cast<double>(layers);
   // ckpt keeps each layer's input (the fp32 residual stream) and recomputes one layer at a time.
   return 4.0 * static_cast<double>(hidden) * tokens * static_cast<double>(layers) + per_layer;
 }
+
+}  // namespace
 
 Dataset DecoderLmWorkload::make_dataset(const DatasetRequest& request) const {
   TokenWindowOptions options{request.samples, spec_.seq_len, request.seed, spec_.vocab, request.full_check};
@@ -80,7 +80,7 @@ MemoryEstimate decoder_memory_estimate(const Config& config, std::int64_t batch,
   MemoryEstimate estimate;
   const double parameters = static_cast<double>(s.parameters);
   estimate.states = 16.0 * parameters;
-  estimate.activations = decoder_activation_bytes(config, batch, s.seq, s.hidden, s.heads, s.layers);
+  estimate.activations = decoder_activation_bytes(config, batch, s.seq, s.hidden, s.heads, s.layers, s.keeps_attention_scores);
   // The logits (16-bit under autocast), their fp32 copy for the loss and its gradient.
   estimate.logits = static_cast<double>(batch) * static_cast<double>(s.seq) * static_cast<double>(s.vocab) *
                     (sixteen_bit(config.precision) ? 10.0 : 12.0);

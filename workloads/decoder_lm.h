@@ -58,17 +58,14 @@ class DecoderLmWorkload final : public Workload {
 // 19.8 GB + bf16 activations ~20 GB: ~40 GB of an 80 GB GPU), 1 x 256 on a CPU.
 std::unique_ptr<Workload> make_llama_workload(std::optional<std::int64_t> seq_len);
 
-// The activations estimate shared by every decoder: per layer and token 34 x hidden bytes
-// in 16-bit (Korthikanti et al., "Reducing activation recomputation", with flash attention:
-// no T x T scores), twice that in fp32, plus the T x T scores a CPU's attention keeps; with
-// ckpt one layer's worth plus each layer's input.
-double decoder_activation_bytes(const Config& config, std::int64_t batch, std::int64_t seq, std::int64_t hidden,
-                                std::int64_t heads, std::int64_t layers);
-
 // A decoder's whole estimate (memory_estimate.h) from its sizes: every decoder workload's
-// (the built-in gpt2 and transformer too).
+// (the built-in gpt2 and transformer too). Activations: per layer and token 34 x hidden
+// bytes in 16-bit (Korthikanti et al., "Reducing activation recomputation", with flash
+// attention: no T x T scores), twice that in fp32, plus the T x T scores where attention
+// keeps them (a CPU's always does); with ckpt one layer's worth plus each layer's input.
 struct DecoderSizes {
   std::int64_t parameters = 0, seq = 0, hidden = 0, heads = 0, layers = 0, vocab = 0;
+  bool keeps_attention_scores = false;  // on every device (MultiheadAttention: no fused kernel)
 };
 MemoryEstimate decoder_memory_estimate(const Config& config, std::int64_t batch, const DecoderSizes& sizes);
 

@@ -100,13 +100,11 @@ WorkloadTraits TransformerWorkload::traits() const {
 
 std::optional<MemoryEstimate> TransformerWorkload::memory_estimate(const Config& config, std::int64_t batch_size) const {
   const TransformerShape s;
-  // MultiheadAttention keeps its T x T scores on every device (no fused attention): counted
-  // as the CPU's are, by the decoder estimate on a CPU config.
-  Config as_cpu = config;
-  as_cpu.device = DeviceKind::Cpu;
   std::int64_t parameters = 0;
   for (const auto& p : Transformer(s)->parameters()) parameters += p.numel();
-  return decoder_memory_estimate(as_cpu, batch_size, {parameters, s.seq_len, s.d_model, s.heads, s.layers, s.vocab});
+  // MultiheadAttention keeps its T x T scores on every device (no fused attention).
+  return decoder_memory_estimate(config, batch_size,
+                                 {parameters, s.seq_len, s.d_model, s.heads, s.layers, s.vocab, /*keeps_attention_scores=*/true});
 }
 
 }  // namespace gpubench
