@@ -18,10 +18,16 @@ bool valid_name(const std::string& name) {
   });
 }
 
-void add_model(const std::string& item, const std::vector<std::string>& builtin, RunSettings& settings) {
+// "NAME=VALUE" split at its first '=' (a path may hold more); without one, no name and
+// the whole text as the value.
+std::pair<std::string, std::string> name_and_value(const std::string& item) {
   const auto equals = item.find('=');
-  const std::string name = equals == std::string::npos ? "" : item.substr(0, equals);
-  const std::string path = equals == std::string::npos ? "" : item.substr(equals + 1);
+  if (equals == std::string::npos) return {"", item};
+  return {item.substr(0, equals), item.substr(equals + 1)};
+}
+
+void add_model(const std::string& item, const std::vector<std::string>& builtin, RunSettings& settings) {
+  const auto [name, path] = name_and_value(item);
   if (!valid_name(name) || path.empty())
     throw UsageError("--model '" + item + "' is invalid: expected NAME=PATH, NAME of letters, digits, '_', '-' or '.' "
                      "(it goes into config ids) and PATH a Hugging Face model folder or its config.json");
@@ -32,9 +38,7 @@ void add_model(const std::string& item, const std::vector<std::string>& builtin,
 }
 
 void add_seq_len(const std::string& item, const std::vector<std::string>& builtin, RunSettings& settings) {
-  const auto equals = item.find('=');
-  const std::string name = equals == std::string::npos ? "" : item.substr(0, equals);
-  const std::string count = equals == std::string::npos ? item : item.substr(equals + 1);
+  const auto [name, count] = name_and_value(item);
   if (!name.empty() && name != "llama" && !settings.model_paths.count(name))
     throw UsageError("--seq-len " + item + ": '" + name + "' is not a decoder LM whose sequence can change: expected "
                      "llama or a --model NAME" + (std::find(builtin.begin(), builtin.end(), name) != builtin.end() && name == "gpt2"
@@ -47,11 +51,10 @@ void add_seq_len(const std::string& item, const std::vector<std::string>& builti
 // "NAME=VALUE" of a --model NAME: the name and the value, or a UsageError.
 std::pair<std::string, std::string> named_value(const std::string& flag, const std::string& item, const RunSettings& settings,
                                                 const std::string& expected) {
-  const auto equals = item.find('=');
-  const std::string name = equals == std::string::npos ? "" : item.substr(0, equals);
-  if (name.empty() || !settings.model_paths.count(name))
+  auto parts = name_and_value(item);
+  if (parts.first.empty() || !settings.model_paths.count(parts.first))
     throw UsageError(flag + " '" + item + "' is invalid: expected NAME=" + expected + ", NAME a --model");
-  return {name, item.substr(equals + 1)};
+  return parts;
 }
 
 void add_task_flags(const RawModelFlags& raw, RunSettings& settings) {
