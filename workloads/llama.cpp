@@ -8,8 +8,6 @@
 namespace gpubench {
 namespace {
 
-FamilyLinear linear(std::int64_t in, std::int64_t out, bool bias) { return FamilyLinear(in, out, bias); }
-
 // HF's rotate_half: the second half of the channels, negated, before the first.
 torch::Tensor rotate_half(const torch::Tensor& x) {
   const auto half = x.size(-1) / 2;
@@ -95,10 +93,10 @@ torch::Tensor RmsNormImpl::forward(const torch::Tensor& x) {
 
 void LlamaAttentionImpl::reset() {
   const std::int64_t q = shape.heads * shape.head_dim, kv = shape.kv_heads * shape.head_dim;
-  q_proj = register_module("q_proj", linear(shape.hidden, q, shape.qkv_bias));
-  k_proj = register_module("k_proj", linear(shape.hidden, kv, shape.qkv_bias));
-  v_proj = register_module("v_proj", linear(shape.hidden, kv, shape.qkv_bias));
-  o_proj = register_module("o_proj", linear(q, shape.hidden, shape.o_bias));
+  q_proj = register_module("q_proj", FamilyLinear(shape.hidden, q, shape.qkv_bias));
+  k_proj = register_module("k_proj", FamilyLinear(shape.hidden, kv, shape.qkv_bias));
+  v_proj = register_module("v_proj", FamilyLinear(shape.hidden, kv, shape.qkv_bias));
+  o_proj = register_module("o_proj", FamilyLinear(q, shape.hidden, shape.o_bias));
 }
 
 torch::Tensor LlamaAttentionImpl::forward(const torch::Tensor& x, const torch::Tensor& cos, const torch::Tensor& sin) {
@@ -115,9 +113,9 @@ torch::Tensor LlamaAttentionImpl::forward(const torch::Tensor& x, const torch::T
 }
 
 void LlamaMlpImpl::reset() {
-  gate_proj = register_module("gate_proj", linear(shape.hidden, shape.intermediate, shape.mlp_bias));
-  up_proj = register_module("up_proj", linear(shape.hidden, shape.intermediate, shape.mlp_bias));
-  down_proj = register_module("down_proj", linear(shape.intermediate, shape.hidden, shape.mlp_bias));
+  gate_proj = register_module("gate_proj", FamilyLinear(shape.hidden, shape.intermediate, shape.mlp_bias));
+  up_proj = register_module("up_proj", FamilyLinear(shape.hidden, shape.intermediate, shape.mlp_bias));
+  down_proj = register_module("down_proj", FamilyLinear(shape.intermediate, shape.hidden, shape.mlp_bias));
 }
 
 torch::Tensor LlamaMlpImpl::forward(const torch::Tensor& x) {
@@ -145,7 +143,7 @@ void LlamaTrunkImpl::reset() {
 
 void LlamaImpl::reset() {
   model = register_module("model", LlamaTrunk(shape));
-  if (!shape.tie_word_embeddings) lm_head = register_module("lm_head", linear(shape.hidden, shape.vocab, false));
+  if (!shape.tie_word_embeddings) lm_head = register_module("lm_head", FamilyLinear(shape.hidden, shape.vocab, false));
 }
 
 void LlamaImpl::init_weights() {

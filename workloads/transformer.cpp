@@ -100,8 +100,9 @@ WorkloadTraits TransformerWorkload::traits() const {
 
 std::optional<MemoryEstimate> TransformerWorkload::memory_estimate(const Config& config, std::int64_t batch_size) const {
   const TransformerShape s;
-  std::int64_t parameters = 0;
-  for (const auto& p : Transformer(s)->parameters()) parameters += p.numel();
+  // Counted on a model built once a process, not on one built per estimate (the parent asks
+  // for every config).
+  static const std::int64_t parameters = wrap_model(Transformer(s)).parameter_count();
   // MultiheadAttention keeps its T x T scores on every device (no fused attention).
   return decoder_memory_estimate(config, batch_size,
                                  {parameters, s.seq_len, s.d_model, s.heads, s.layers, s.vocab, /*keeps_attention_scores=*/true});

@@ -109,13 +109,12 @@ std::optional<HostMemoryLimit> host_memory_limit_in(const std::optional<MemoryCg
   std::optional<HostMemoryLimit> tightest = host_memory_limit_from(meminfo, "", "");
   if (!own) return tightest;
   namespace fs = std::filesystem;
-  const fs::path top = fs::path(own->hierarchy).lexically_normal();
+  const fs::path top = fs::path(own->hierarchy).lexically_normal(), own_dir = fs::path(own->dir).lexically_normal();
   const std::string limit_name = fs::path(own->limit).filename().string(), usage_name = fs::path(own->usage).filename().string();
-  for (fs::path dir = fs::path(own->dir).lexically_normal();; dir = dir.parent_path()) {
+  for (fs::path dir = own_dir;; dir = dir.parent_path()) {
     // v2's root has no memory.max: nothing set there (MemAvailable stands for it).
     auto here = host_memory_limit_from(meminfo, read_text((dir / limit_name).string()), read_text((dir / usage_name).string()));
-    if (here && dir != fs::path(own->dir).lexically_normal() && here->cgroup_left_bytes &&
-        here->available_bytes == *here->cgroup_left_bytes)
+    if (here && dir != own_dir && here->cgroup_left_bytes && here->available_bytes == *here->cgroup_left_bytes)
       here->source = "the memory limit of the cgroup above it, '" + dir.string() + "', less its usage";
     if (here && (!tightest || here->available_bytes < tightest->available_bytes)) tightest = here;
     if (dir == top || dir == dir.parent_path() || dir.string().size() <= top.string().size()) break;

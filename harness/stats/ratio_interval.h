@@ -25,11 +25,9 @@ inline constexpr int kMinStepsForSpread = 3;
 // A result row's median interval as a relative half-width; nullopt when its spread is unknown.
 inline std::optional<double> row_relative_half_width(const nlohmann::json& row) {
   const auto steps = row.value("steps", nlohmann::json::object());
-  const auto stopping = row.value("stopping", nlohmann::json::object());
-  if (steps.value("measured", 0) < kMinStepsForSpread || !stopping.contains("median_ci95_relative") ||
-      !stopping["median_ci95_relative"].is_number())
-    return std::nullopt;
-  return stopping["median_ci95_relative"].get<double>();
+  const auto relative = row.value("stopping", nlohmann::json::object()).value("median_ci95_relative", nlohmann::json());
+  if (steps.value("measured", 0) < kMinStepsForSpread || !relative.is_number()) return std::nullopt;  // null: unknown
+  return relative.get<double>();
 }
 
 // ratio_interval of two result rows; nullopt when either row's spread is unknown: a

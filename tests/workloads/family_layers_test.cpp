@@ -6,21 +6,16 @@
 
 #include <cmath>
 
+#include "support/tiny_llama.h"
 #include "workloads/gpt2.h"
 #include "workloads/llama.h"
 
 namespace gpubench {
 namespace {
 
+// The tiny Llama with query/key/value biases and a padding row: every part the init sets.
 LlamaShape small_llama() {
-  LlamaShape s;
-  s.vocab = 1000;
-  s.hidden = 128;
-  s.intermediate = 256;
-  s.layers = 2;
-  s.heads = 4;
-  s.kv_heads = 2;
-  s.head_dim = 32;
+  LlamaShape s = test_support::tiny_llama();
   s.qkv_bias = true;
   s.pad_token_id = 3;
   return s;
@@ -55,7 +50,7 @@ TEST(FamilyLayers, ALlamaIsDrawnByItsInitAndALoadedOneOnlyByItsWeights) {
   EXPECT_NEAR(std_of(layer.mlp->gate_proj->weight), 0.02, 0.002);
   EXPECT_NEAR(std_of(llama->model->embed_tokens->weight), 0.02, 0.002);
   EXPECT_EQ(layer.self_attn->q_proj->bias.abs().sum().item<double>(), 0.0);
-  EXPECT_TRUE(torch::equal(layer.input_layernorm->weight, torch::ones({128})));
+  EXPECT_TRUE(torch::equal(layer.input_layernorm->weight, torch::ones({small_llama().hidden})));
   EXPECT_EQ(llama->model->embed_tokens->weight[3].abs().sum().item<double>(), 0.0);
 
   const Model loaded = make_llama_model(small_llama(), {}, [](torch::nn::Module& module) {

@@ -5,6 +5,7 @@
 
 #include <cmath>
 
+#include "support/tiny_llama.h"
 #include "workloads/decoder_lm.h"
 #include "workloads/family_weights.h"
 #include "workloads/gpt2.h"
@@ -12,25 +13,13 @@
 namespace gpubench {
 namespace {
 
-LlamaShape tiny() {
-  LlamaShape s;
-  s.vocab = 101;
-  s.hidden = 32;
-  s.intermediate = 64;
-  s.layers = 2;
-  s.heads = 4;
-  s.kv_heads = 2;
-  s.head_dim = 8;
-  s.max_positions = 128;
-  s.rms_norm_eps = 1e-5;
-  return s;
-}
+using test_support::tiny_llama;
 
 TEST(Llama, Llama32OneBHasItsPublishedParameterCount) {
   EXPECT_EQ(LlamaShape::llama_3_2_1b().parameters(), 1235814400);
   for (const bool tied : {true, false})
     for (const bool biases : {true, false}) {
-      LlamaShape s = tiny();
+      LlamaShape s = tiny_llama();
       s.tie_word_embeddings = tied;
       s.qkv_bias = s.o_bias = s.mlp_bias = biases;
       Llama model(s);
@@ -59,7 +48,7 @@ TEST(Llama, Llama3RopeFrequenciesAreTransformersBands) {
 // transposed for GPT-2), so the up-front check and the loader agree.
 TEST(FamilyWeights, ExpectedNamesAndShapesAreTheModulesParameters) {
   for (const bool tied : {true, false}) {
-    LlamaShape s = tiny();
+    LlamaShape s = tiny_llama();
     s.tie_word_embeddings = tied;
     s.qkv_bias = true;
     Llama model(s);
@@ -91,7 +80,7 @@ TEST(FamilyWeights, ExpectedNamesAndShapesAreTheModulesParameters) {
 
 // The padding row gets no gradient, as HF's nn.Embedding(padding_idx).
 TEST(Llama, ThePaddingRowGetsNoGradient) {
-  LlamaShape s = tiny();
+  LlamaShape s = tiny_llama();
   s.pad_token_id = 7;
   Llama model(s);
   model->init_weights();
