@@ -2,7 +2,7 @@
 
 #include <cstdio>
 
-#include "config/errors.h"
+#include "core/config/errors.h"
 
 namespace gpubench::bench {
 namespace {

@@ -6,9 +6,9 @@
 #include <string>
 #include <vector>
 
-#include "ceilings/ceilings_file.h"
-#include "config/errors.h"
-#include "io/text_parts.h"
+#include "harness/ceilings/ceilings_file.h"
+#include "core/config/errors.h"
+#include "core/io/text_parts.h"
 
 namespace gpubench {
 namespace {

@@ -3,7 +3,7 @@
 #include <string>
 
 #include "bench/cuda_availability.h"
-#include "parallel/process_group.h"
+#include "harness/parallel/process_group.h"
 
 namespace gpubench::bench {
 

@@ -7,7 +7,7 @@
 #include <torch/csrc/distributed/c10d/TCPStore.hpp>
 #include <torch/torch.h>
 
-#include "parallel/process_group.h"
+#include "harness/parallel/process_group.h"
 
 namespace gpubench::bench {
 

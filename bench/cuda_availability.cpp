@@ -2,8 +2,8 @@
 
 #include <torch/torch.h>
 
-#include "device/cuda_runtime.h"
-#include "device/torch_cuda.h"
+#include "core/device/cuda_runtime.h"
+#include "core/device/torch_cuda.h"
 
 namespace gpubench::bench {
 

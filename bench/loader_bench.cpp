@@ -8,7 +8,7 @@
 #include <torch/torch.h>
 
 #include "bench/registrations.h"
-#include "run/batch_source.h"
+#include "harness/run/batch_source.h"
 #include "workloads/workload.h"
 
 namespace gpubench::bench {

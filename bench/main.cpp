@@ -10,12 +10,12 @@
 #include "bench/allreduce_session.h"
 #include "bench/bench_options.h"
 #include "bench/ceilings_distil.h"
-#include "ceilings/ceilings_file.h"
+#include "harness/ceilings/ceilings_file.h"
 #include "bench/cuda_availability.h"
 #include "bench/registrations.h"
-#include "config/errors.h"
-#include "io/atomic_file.h"
-#include "run/config_sizes.h"
+#include "core/config/errors.h"
+#include "core/io/atomic_file.h"
+#include "harness/run/config_sizes.h"
 
 namespace {
 

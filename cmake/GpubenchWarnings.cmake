@@ -13,11 +13,27 @@ function(gpubench_warnings target)
   endif()
 endfunction()
 
-# A project library: includes resolve from the repo root ("workloads/mlp.h",
-# "reports/report.h") and from harness/ ("config/config.h").
+# The floor a target stands on (core, workloads, harness, reports, bench, cli: the first
+# folder of its CMakeLists' path) sees its own headers through a view: a build folder
+# holding one link, named as the floor, to the floor's sources. Includes are written from
+# the repo root ("core/config/config.h", "workloads/mlp.h"); a target finds the headers of
+# its own floor and, through the PUBLIC views of what it links, of the floors under it,
+# and no others: an include that runs up a floor does not build.
+function(gpubench_floor_includes target)
+  file(RELATIVE_PATH rel ${PROJECT_SOURCE_DIR} ${CMAKE_CURRENT_SOURCE_DIR})
+  string(REGEX REPLACE "/.*" "" floor "${rel}")
+  set(view ${CMAKE_BINARY_DIR}/floors/${floor})
+  if(NOT EXISTS ${view}/${floor})
+    file(MAKE_DIRECTORY ${view})
+    file(CREATE_LINK ${PROJECT_SOURCE_DIR}/${floor} ${view}/${floor} SYMBOLIC)
+  endif()
+  target_include_directories(${target} PUBLIC ${view})
+endfunction()
+
+# A project library of the floor its folder is in.
 function(gpubench_library name)
   add_library(${name} STATIC ${ARGN})
-  target_include_directories(${name} PUBLIC ${PROJECT_SOURCE_DIR} ${PROJECT_SOURCE_DIR}/harness)
+  gpubench_floor_includes(${name})
   target_link_libraries(${name} PUBLIC gpubench_features)
   gpubench_warnings(${name})
 endfunction()

@@ -5,12 +5,12 @@
 
 #include <fmt/format.h>
 
-#include "config/config.h"
-#include "config/stack_parts.h"
+#include "core/config/config.h"
+#include "core/config/stack_parts.h"
 #include "reports/comparisons.h"
 #include "reports/fit_table.h"
 #include "reports/report_rows.h"
-#include "stats/ratio_interval.h"
+#include "core/stats/ratio_interval.h"
 
 namespace gpubench {
 namespace {

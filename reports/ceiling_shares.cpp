@@ -1,6 +1,6 @@
 #include "reports/ceiling_shares.h"
 
-#include "ceilings/ceilings_file.h"
+#include "harness/ceilings/ceilings_file.h"
 
 namespace gpubench {
 

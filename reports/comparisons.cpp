@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "config/config.h"
-#include "config/stack_parts.h"
+#include "core/config/config.h"
+#include "core/config/stack_parts.h"
 
 namespace gpubench {
 namespace {

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <sstream>
 
-#include "io/printable.h"
+#include "core/io/printable.h"
 
 namespace gpubench {
 namespace {

@@ -2,9 +2,9 @@
 
 #include <fmt/format.h>
 
-#include "config/errors.h"
-#include "io/json_text.h"
-#include "io/printable.h"
+#include "core/config/errors.h"
+#include "core/io/json_text.h"
+#include "core/io/printable.h"
 
 namespace gpubench {
 

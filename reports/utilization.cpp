@@ -2,7 +2,7 @@
 
 #include <fmt/format.h>
 
-#include "ceilings/ceilings_file.h"
+#include "harness/ceilings/ceilings_file.h"
 #include "reports/vendor_peaks.h"
 
 namespace gpubench {

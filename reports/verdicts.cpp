@@ -1,10 +1,10 @@
 #include "reports/verdicts.h"
 
-#include "config/config.h"
-#include "config/stack_parts.h"
+#include "core/config/config.h"
+#include "core/config/stack_parts.h"
 #include "reports/loss_parity.h"
 #include "reports/step_phases.h"
-#include "stats/summary.h"
+#include "core/stats/summary.h"
 
 #include <fmt/format.h>
 

@@ -32,7 +32,7 @@ import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 WORKLOADS = ("mlp", "cnn", "transformer", "resnet50", "gpt2")
-# What --host-malloc retain sets with mallopt (harness/device/host_malloc.cpp), for Python.
+# What --host-malloc retain sets with mallopt (core/device/host_malloc.cpp), for Python.
 RETAIN_TUNABLES = "glibc.malloc.mmap_max=0:glibc.malloc.trim_threshold=2147483647"
 SIDES = ("gpubench", "gpubench_glibc", "python", "python_retain")
 

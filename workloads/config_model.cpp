@@ -2,7 +2,7 @@
 
 #include <filesystem>
 
-#include "config/errors.h"
+#include "core/config/errors.h"
 #include "workloads/family_weights.h"
 #include "workloads/formats/safetensors_weights.h"
 

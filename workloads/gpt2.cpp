@@ -2,7 +2,7 @@
 
 #include <cmath>
 
-#include "config/errors.h"
+#include "core/config/errors.h"
 #include "workloads/activation_checkpoint.h"
 #include "workloads/decoder_lm.h"
 #include "workloads/data/token_windows.h"

@@ -2,7 +2,7 @@
 
 #include <map>
 
-#include "config/errors.h"
+#include "core/config/errors.h"
 #include "workloads/config_model.h"
 #include "workloads/scripted_model.h"
 #include "workloads/scripted_workload.h"

@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "config/run_settings.h"
+#include "core/config/run_settings.h"
 
 namespace gpubench {
 

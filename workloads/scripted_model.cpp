@@ -7,7 +7,7 @@
 #include <torch/csrc/jit/passes/inliner.h>
 #include <torch/csrc/jit/runtime/graph_executor.h>
 
-#include "config/errors.h"
+#include "core/config/errors.h"
 
 namespace gpubench {
 namespace {

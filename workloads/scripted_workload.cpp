@@ -5,7 +5,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
-#include "config/errors.h"
+#include "core/config/errors.h"
 #include "workloads/data/image_folder.h"
 #include "workloads/data/synthetic_images.h"
 #include "workloads/data/token_windows.h"

@@ -2,7 +2,7 @@
 
 #include <stdexcept>
 
-#include "config/errors.h"
+#include "core/config/errors.h"
 #include "workloads/cnn.h"
 #include "workloads/decoder_lm.h"
 #include "workloads/gpt2.h"

@@ -9,8 +9,8 @@
 #include <nlohmann/json.hpp>
 #include <torch/torch.h>
 
-#include "config/config.h"
-#include "config/technique_rules.h"
+#include "core/config/config.h"
+#include "core/config/technique_rules.h"
 #include "workloads/data/dataset.h"
 #include "workloads/memory_estimate.h"
 #include "workloads/model.h"

@@ -1,4 +1,4 @@
-#include "ceilings/ceilings_file.h"
+#include "harness/ceilings/ceilings_file.h"
 
 #include <algorithm>
 #include <cctype>
@@ -7,10 +7,10 @@
 #include <sstream>
 #include <vector>
 
-#include "config/errors.h"
-#include "io/atomic_file.h"
-#include "io/json_text.h"
-#include "io/text_parts.h"
+#include "core/config/errors.h"
+#include "core/io/atomic_file.h"
+#include "core/io/json_text.h"
+#include "core/io/text_parts.h"
 
 namespace gpubench {
 namespace {

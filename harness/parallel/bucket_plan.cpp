@@ -1,4 +1,4 @@
-#include "parallel/bucket_plan.h"
+#include "harness/parallel/bucket_plan.h"
 
 #include <algorithm>
 #include <limits>

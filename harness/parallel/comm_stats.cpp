@@ -1,10 +1,10 @@
-#include "parallel/comm_stats.h"
+#include "harness/parallel/comm_stats.h"
 
 #include <algorithm>
 #include <utility>
 
-#include "stats/summary.h"
-#include "stats/summary_json.h"
+#include "core/stats/summary.h"
+#include "core/stats/summary_json.h"
 
 namespace gpubench {
 namespace {

@@ -3,7 +3,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "profile/probe.h"
+#include "harness/profile/probe.h"
 
 namespace gpubench {
 

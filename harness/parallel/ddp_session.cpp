@@ -1,4 +1,4 @@
-#include "parallel/ddp_session.h"
+#include "harness/parallel/ddp_session.h"
 
 #include <signal.h>
 #include <unistd.h>
@@ -10,7 +10,7 @@
 
 #include <torch/csrc/distributed/c10d/HashStore.hpp>
 
-#include "parallel/launch_store.h"
+#include "harness/parallel/launch_store.h"
 
 namespace gpubench {
 namespace {

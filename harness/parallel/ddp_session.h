@@ -8,11 +8,11 @@
 #include <nlohmann/json.hpp>
 #include <torch/torch.h>
 
-#include "parallel/comm_stats.h"
-#include "parallel/gradient_reducer.h"
-#include "parallel/launch_env.h"
-#include "parallel/process_group.h"
-#include "parallel/shard_sampler.h"
+#include "harness/parallel/comm_stats.h"
+#include "harness/parallel/gradient_reducer.h"
+#include "harness/parallel/launch_env.h"
+#include "harness/parallel/process_group.h"
+#include "harness/parallel/shard_sampler.h"
 
 namespace gpubench {
 

@@ -7,7 +7,7 @@
 // virtual interface. So: never link or preload Debian's libgloo (libtorch_cpu exports its
 // own gloo:: symbols), never construct a GlooStore or touch gloo::Context, and include
 // ProcessGroupGloo.hpp nowhere else. tests/harness/parallel checks the object file for it.
-#include "parallel/process_group.h"
+#include "harness/parallel/process_group.h"
 
 
 #include <cstdlib>

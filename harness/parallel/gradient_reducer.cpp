@@ -1,4 +1,4 @@
-#include "parallel/gradient_reducer.h"
+#include "harness/parallel/gradient_reducer.h"
 
 #include <cstdio>
 

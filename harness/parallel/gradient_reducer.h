@@ -8,10 +8,10 @@
 
 #include <torch/torch.h>
 
-#include "parallel/bucket_plan.h"
-#include "parallel/comm_stats.h"
-#include "parallel/gradient_sync.h"
-#include "parallel/process_group.h"
+#include "harness/parallel/bucket_plan.h"
+#include "harness/parallel/comm_stats.h"
+#include "harness/parallel/gradient_sync.h"
+#include "harness/parallel/process_group.h"
 
 namespace gpubench {
 

@@ -1,8 +1,8 @@
-#include "parallel/launch_env.h"
+#include "harness/parallel/launch_env.h"
 
 #include <cstdlib>
 
-#include "config/errors.h"
+#include "core/config/errors.h"
 
 namespace gpubench {
 namespace {

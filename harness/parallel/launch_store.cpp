@@ -1,4 +1,4 @@
-#include "parallel/launch_store.h"
+#include "harness/parallel/launch_store.h"
 
 #include <netdb.h>
 #include <sys/socket.h>
@@ -13,7 +13,7 @@
 
 #include <c10/util/Logging.h>
 
-#include "config/errors.h"
+#include "core/config/errors.h"
 
 namespace gpubench {
 namespace {

@@ -1,4 +1,4 @@
-#include "parallel/process_group.h"
+#include "harness/parallel/process_group.h"
 
 #include <dlfcn.h>
 
@@ -14,7 +14,7 @@
 #endif
 #include <torch/csrc/distributed/c10d/ProcessGroupNCCL.hpp>
 
-#include "parallel/nccl_version.h"
+#include "harness/parallel/nccl_version.h"
 
 namespace gpubench {
 namespace {

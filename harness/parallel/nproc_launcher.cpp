@@ -1,14 +1,14 @@
-#include "parallel/nproc_launcher.h"
+#include "harness/parallel/nproc_launcher.h"
 
 #include <chrono>
 #include <iostream>
 
-#include "config/errors.h"
-#include "io/interrupt.h"
-#include "parallel/launch_env.h"
-#include "parallel/launch_store.h"
-#include "parallel/rank_launcher.h"
-#include "parallel/rank_processes.h"
+#include "core/config/errors.h"
+#include "core/io/interrupt.h"
+#include "harness/parallel/launch_env.h"
+#include "harness/parallel/launch_store.h"
+#include "harness/parallel/rank_launcher.h"
+#include "harness/parallel/rank_processes.h"
 
 namespace gpubench {
 

@@ -1,4 +1,4 @@
-#include "parallel/process_group.h"
+#include "harness/parallel/process_group.h"
 
 #include <stdexcept>
 #include <thread>

@@ -1,13 +1,13 @@
-#include "parallel/rank_launcher.h"
+#include "harness/parallel/rank_launcher.h"
 
 #include <algorithm>
 #include <chrono>
 
 #include <nlohmann/json.hpp>
 
-#include "config/errors.h"
-#include "io/interrupt.h"
-#include "parallel/launch_store.h"
+#include "core/config/errors.h"
+#include "core/io/interrupt.h"
+#include "harness/parallel/launch_store.h"
 
 namespace gpubench {
 

@@ -9,9 +9,9 @@
 
 #include <torch/csrc/distributed/c10d/Store.hpp>
 
-#include "config/config.h"
-#include "parallel/launch_env.h"
-#include "parallel/rank_processes.h"
+#include "core/config/config.h"
+#include "harness/parallel/launch_env.h"
+#include "harness/parallel/rank_processes.h"
 
 namespace gpubench {
 

@@ -1,4 +1,4 @@
-#include "parallel/rank_processes.h"
+#include "harness/parallel/rank_processes.h"
 
 #include <signal.h>
 #include <sys/resource.h>
@@ -13,8 +13,8 @@
 #include <stdexcept>
 #include <thread>
 
-#include "device/host_memory_limit.h"
-#include "io/interrupt.h"
+#include "core/device/host_memory_limit.h"
+#include "core/io/interrupt.h"
 
 extern char** environ;
 

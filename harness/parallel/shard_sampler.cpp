@@ -1,4 +1,4 @@
-#include "parallel/shard_sampler.h"
+#include "harness/parallel/shard_sampler.h"
 
 #include <ATen/CPUGeneratorImpl.h>
 

@@ -3,7 +3,7 @@
 #include <memory>
 #include <string>
 
-#include "profile/cupti_records.h"
+#include "harness/profile/cupti_records.h"
 
 namespace gpubench {
 

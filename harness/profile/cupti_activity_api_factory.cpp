@@ -1,7 +1,7 @@
 // The one place that builds the real CUPTI API (libkineto's factory habit): everything else
 // talks to CuptiActivityApi, so the tests can feed it a mock.
-#include "profile/cupti_activity_api.h"
-#include "profile/cupti_activity_api_real.h"
+#include "harness/profile/cupti_activity_api.h"
+#include "harness/profile/cupti_activity_api_real.h"
 
 namespace gpubench {
 

@@ -1,4 +1,4 @@
-#include "profile/cupti_activity_api_real.h"
+#include "harness/profile/cupti_activity_api_real.h"
 
 #include <cuda_runtime_api.h>
 #include <cupti.h>
@@ -13,7 +13,7 @@
 #include <utility>
 #include <vector>
 
-#include "profile/cupti_activity_decode.h"
+#include "harness/profile/cupti_activity_decode.h"
 
 namespace gpubench {
 namespace {

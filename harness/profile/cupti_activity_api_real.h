@@ -2,7 +2,7 @@
 // The CUPTI-backed CuptiActivityApi; only cupti_activity_api_factory.cpp includes this.
 #include <memory>
 
-#include "profile/cupti_activity_api.h"
+#include "harness/profile/cupti_activity_api.h"
 
 namespace gpubench {
 

@@ -1,4 +1,4 @@
-#include "profile/cupti_activity_decode.h"
+#include "harness/profile/cupti_activity_decode.h"
 
 #include <cxxabi.h>
 

@@ -7,7 +7,7 @@
 #include <string>
 #include <unordered_map>
 
-#include "profile/cupti_records.h"
+#include "harness/profile/cupti_records.h"
 
 namespace gpubench {
 

@@ -4,10 +4,10 @@
 #include <string>
 #include <vector>
 
-#include "profile/cupti_activity_api.h"
-#include "profile/cupti_records.h"
-#include "profile/cupti_summary.h"
-#include "profile/probe.h"
+#include "harness/profile/cupti_activity_api.h"
+#include "harness/profile/cupti_records.h"
+#include "harness/profile/cupti_summary.h"
+#include "harness/profile/probe.h"
 
 namespace gpubench {
 

@@ -1,4 +1,4 @@
-#include "profile/cupti_summary.h"
+#include "harness/profile/cupti_summary.h"
 
 #include <algorithm>
 #include <limits>
@@ -6,7 +6,7 @@
 #include <unordered_map>
 #include <utility>
 
-#include "stats/summary_json.h"
+#include "core/stats/summary_json.h"
 
 namespace gpubench {
 namespace {

@@ -6,9 +6,9 @@
 #include <string>
 #include <vector>
 
-#include "profile/cupti_records.h"
-#include "profile/phase.h"
-#include "stats/summary.h"
+#include "harness/profile/cupti_records.h"
+#include "harness/profile/phase.h"
+#include "core/stats/summary.h"
 
 namespace gpubench {
 

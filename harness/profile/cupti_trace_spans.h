@@ -1,8 +1,8 @@
 #pragma once
 #include <cstddef>
 
-#include "profile/cupti_collector.h"
-#include "profile/trace_probe.h"
+#include "harness/profile/cupti_collector.h"
+#include "harness/profile/trace_probe.h"
 
 namespace gpubench {
 

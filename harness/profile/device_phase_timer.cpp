@@ -1,6 +1,6 @@
-#include "profile/device_phase_timer.h"
+#include "harness/profile/device_phase_timer.h"
 
-#include "profile/phase_timer.h"
+#include "harness/profile/phase_timer.h"
 
 namespace gpubench {
 

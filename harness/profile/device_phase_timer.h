@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "profile/probe.h"
+#include "harness/profile/probe.h"
 
 namespace gpubench {
 

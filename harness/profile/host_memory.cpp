@@ -1,4 +1,4 @@
-#include "profile/host_memory.h"
+#include "harness/profile/host_memory.h"
 
 #include <sys/resource.h>
 #include <unistd.h>

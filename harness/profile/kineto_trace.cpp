@@ -1,10 +1,10 @@
-#include "profile/kineto_trace.h"
+#include "harness/profile/kineto_trace.h"
 
 #include <filesystem>
 #include <set>
 
-#include "io/atomic_file.h"
-#include "io/json_text.h"
+#include "core/io/atomic_file.h"
+#include "core/io/json_text.h"
 
 namespace gpubench {
 namespace {

@@ -3,7 +3,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "profile/trace_probe.h"
+#include "harness/profile/trace_probe.h"
 
 namespace gpubench {
 

@@ -3,8 +3,8 @@
 #include <memory>
 #include <vector>
 
-#include "profile/overhead_schedule.h"
-#include "profile/probe.h"
+#include "harness/profile/overhead_schedule.h"
+#include "harness/profile/probe.h"
 
 namespace gpubench {
 

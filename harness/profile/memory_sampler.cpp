@@ -1,9 +1,9 @@
-#include "profile/memory_sampler.h"
+#include "harness/profile/memory_sampler.h"
 
 #include <algorithm>
 #include <exception>
 
-#include "profile/host_memory.h"
+#include "harness/profile/host_memory.h"
 
 namespace gpubench {
 

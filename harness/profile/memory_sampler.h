@@ -3,7 +3,7 @@
 #include <functional>
 #include <vector>
 
-#include "profile/probe.h"
+#include "harness/profile/probe.h"
 
 namespace gpubench {
 

@@ -1,4 +1,4 @@
-#include "profile/nvtx_probe.h"
+#include "harness/profile/nvtx_probe.h"
 
 #include <map>
 #include <mutex>

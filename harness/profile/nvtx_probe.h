@@ -2,7 +2,7 @@
 #include <cstdint>
 #include <string>
 
-#include "profile/probe.h"
+#include "harness/profile/probe.h"
 
 namespace gpubench {
 

@@ -1,9 +1,9 @@
-#include "profile/phase_timer.h"
+#include "harness/profile/phase_timer.h"
 
 #include <algorithm>
 
-#include "stats/summary.h"
-#include "stats/summary_json.h"
+#include "core/stats/summary.h"
+#include "core/stats/summary_json.h"
 
 namespace gpubench {
 namespace {

@@ -5,7 +5,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "profile/phase.h"
+#include "harness/profile/phase.h"
 
 namespace gpubench {
 

@@ -1,4 +1,4 @@
-#include "profile/probe_cost_meter.h"
+#include "harness/profile/probe_cost_meter.h"
 
 namespace gpubench {
 

@@ -3,7 +3,7 @@
 #include <memory>
 #include <vector>
 
-#include "profile/probe.h"
+#include "harness/profile/probe.h"
 
 namespace gpubench {
 

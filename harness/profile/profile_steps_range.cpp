@@ -1,10 +1,10 @@
-#include "profile/profile_steps_range.h"
+#include "harness/profile/profile_steps_range.h"
 
 #include <cerrno>
 #include <cstdlib>
 
-#include "config/errors.h"
-#include "profile/nvtx_probe.h"
+#include "core/config/errors.h"
+#include "harness/profile/nvtx_probe.h"
 
 #include <cuda_profiler_api.h>
 #include <cuda_runtime_api.h>

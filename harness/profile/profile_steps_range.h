@@ -1,7 +1,7 @@
 #pragma once
 #include <string>
 
-#include "profile/probe.h"
+#include "harness/profile/probe.h"
 
 namespace gpubench {
 

@@ -1,11 +1,11 @@
-#include "profile/trace_probe.h"
+#include "harness/profile/trace_probe.h"
 
 #include <algorithm>
 #include <atomic>
 #include <chrono>
 
-#include "io/atomic_file.h"
-#include "io/json_text.h"
+#include "core/io/atomic_file.h"
+#include "core/io/json_text.h"
 
 namespace gpubench {
 namespace {

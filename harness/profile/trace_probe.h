@@ -4,7 +4,7 @@
 #include <string>
 #include <vector>
 
-#include "profile/probe.h"
+#include "harness/profile/probe.h"
 
 namespace gpubench {
 

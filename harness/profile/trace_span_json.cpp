@@ -1,4 +1,4 @@
-#include "profile/trace_span_json.h"
+#include "harness/profile/trace_span_json.h"
 
 namespace gpubench {
 

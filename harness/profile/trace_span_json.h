@@ -1,7 +1,7 @@
 #pragma once
 #include <nlohmann/json.hpp>
 
-#include "profile/trace_probe.h"
+#include "harness/profile/trace_probe.h"
 
 namespace gpubench {
 

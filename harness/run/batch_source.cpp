@@ -1,4 +1,4 @@
-#include "run/batch_source.h"
+#include "harness/run/batch_source.h"
 
 namespace gpubench {
 

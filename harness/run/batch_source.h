@@ -4,7 +4,7 @@
 
 #include <torch/torch.h>
 
-#include "parallel/shard_sampler.h"
+#include "harness/parallel/shard_sampler.h"
 #include "workloads/data/dataset.h"
 
 namespace gpubench {

@@ -1,13 +1,13 @@
-#include "run/capability.h"
+#include "harness/run/capability.h"
 
 #include <algorithm>
 #include <fstream>
 #include <thread>
 
-#include "config/technique_rules.h"
-#include "device/host_memory_limit.h"
-#include "run/memory_check.h"
-#include "device/torch_cuda.h"
+#include "core/config/technique_rules.h"
+#include "core/device/host_memory_limit.h"
+#include "harness/run/memory_check.h"
+#include "core/device/torch_cuda.h"
 #include "workloads/workload.h"
 
 namespace gpubench {

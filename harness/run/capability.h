@@ -2,9 +2,9 @@
 #include <optional>
 #include <string>
 
-#include "config/config.h"
-#include "config/run_settings.h"
-#include "device/cuda_runtime.h"
+#include "core/config/config.h"
+#include "core/config/run_settings.h"
+#include "core/device/cuda_runtime.h"
 
 namespace gpubench {
 

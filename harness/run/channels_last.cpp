@@ -1,4 +1,4 @@
-#include "run/channels_last.h"
+#include "harness/run/channels_last.h"
 
 namespace gpubench {
 

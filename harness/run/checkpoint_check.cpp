@@ -1,4 +1,4 @@
-#include "run/checkpoint_check.h"
+#include "harness/run/checkpoint_check.h"
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -10,7 +10,7 @@
 #include <cstring>
 #include <stdexcept>
 
-#include "run/channels_last.h"
+#include "harness/run/channels_last.h"
 
 namespace gpubench {
 namespace {

@@ -1,6 +1,6 @@
-#include "run/checkpoint_plan.h"
+#include "harness/run/checkpoint_plan.h"
 
-#include "run/memory_check.h"
+#include "harness/run/memory_check.h"
 #include "workloads/workload.h"
 
 namespace gpubench {

@@ -6,9 +6,9 @@
 #include <map>
 #include <string>
 
-#include "config/config.h"
-#include "config/run_settings.h"
-#include "run/capability.h"
+#include "core/config/config.h"
+#include "core/config/run_settings.h"
+#include "harness/run/capability.h"
 
 namespace gpubench {
 

@@ -1,4 +1,4 @@
-#include "run/child_process.h"
+#include "harness/run/child_process.h"
 
 #include <signal.h>
 #include <sys/resource.h>
@@ -13,8 +13,8 @@
 #include <optional>
 #include <thread>
 
-#include "device/host_memory_limit.h"
-#include "io/interrupt.h"
+#include "core/device/host_memory_limit.h"
+#include "core/io/interrupt.h"
 
 namespace gpubench {
 namespace {

@@ -1,4 +1,4 @@
-#include "run/config_json.h"
+#include "harness/run/config_json.h"
 
 namespace gpubench {
 

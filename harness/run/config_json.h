@@ -1,7 +1,7 @@
 #pragma once
 #include <nlohmann/json.hpp>
 
-#include "config/config.h"
+#include "core/config/config.h"
 
 namespace gpubench {
 

@@ -1,4 +1,4 @@
-#include "run/config_sizes.h"
+#include "harness/run/config_sizes.h"
 
 #include <algorithm>
 #include <cmath>

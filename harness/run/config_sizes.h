@@ -1,9 +1,9 @@
 #pragma once
 #include <cstdint>
 
-#include "config/config.h"
-#include "config/run_settings.h"
-#include "stats/stopping_rule.h"
+#include "core/config/config.h"
+#include "core/config/run_settings.h"
+#include "core/stats/stopping_rule.h"
 
 // What a config will use, known before it runs: batch, dataset size, warm-up, stopping
 // rule, threads. The matrix command validates and lists with these; the config's own

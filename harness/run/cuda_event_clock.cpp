@@ -1,4 +1,4 @@
-#include "run/cuda_event_clock.h"
+#include "harness/run/cuda_event_clock.h"
 
 #include <vector>
 

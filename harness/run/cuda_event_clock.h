@@ -1,7 +1,7 @@
 #pragma once
 #include <memory>
 
-#include "profile/device_phase_timer.h"
+#include "harness/profile/device_phase_timer.h"
 
 namespace gpubench {
 

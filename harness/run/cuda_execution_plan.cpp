@@ -1,4 +1,4 @@
-#include "run/cuda_execution_plan.h"
+#include "harness/run/cuda_execution_plan.h"
 
 #include <stdexcept>
 #include <string>
@@ -8,13 +8,13 @@
 #include <c10/cuda/CUDAStream.h>
 #include <torch/cuda.h>
 
-#include "device/cuda_memory_stats.h"
-#include "run/capability.h"
-#include "run/cuda_event_clock.h"
-#include "run/cuda_loss_readback.h"
-#include "run/float32_math.h"
-#include "run/grad_scaler.h"
-#include "run/pinned_batch_source.h"
+#include "core/device/cuda_memory_stats.h"
+#include "harness/run/capability.h"
+#include "harness/run/cuda_event_clock.h"
+#include "harness/run/cuda_loss_readback.h"
+#include "harness/run/float32_math.h"
+#include "harness/run/grad_scaler.h"
+#include "harness/run/pinned_batch_source.h"
 
 namespace gpubench {
 namespace {

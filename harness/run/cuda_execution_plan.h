@@ -1,6 +1,6 @@
 #pragma once
 // The CUDA execution plan: execution_plan.cpp calls it for every cuda config.
-#include "run/execution_plan.h"
+#include "harness/run/execution_plan.h"
 
 namespace gpubench {
 

@@ -1,4 +1,4 @@
-#include "run/cuda_graph_step.h"
+#include "harness/run/cuda_graph_step.h"
 
 #include <chrono>
 #include <stdexcept>

@@ -1,4 +1,4 @@
-#include "run/cuda_loss_readback.h"
+#include "harness/run/cuda_loss_readback.h"
 
 #include <deque>
 #include <stdexcept>

@@ -1,7 +1,7 @@
 #pragma once
 #include <memory>
 
-#include "run/loss_readback.h"
+#include "harness/run/loss_readback.h"
 
 namespace gpubench {
 

@@ -1,8 +1,8 @@
-#include "run/execution_plan.h"
+#include "harness/run/execution_plan.h"
 
 #include <stdexcept>
 
-#include "run/cuda_execution_plan.h"
+#include "harness/run/cuda_execution_plan.h"
 
 namespace gpubench {
 namespace {

@@ -5,11 +5,11 @@
 
 #include <torch/torch.h>
 
-#include "config/config.h"
-#include "profile/probe.h"
-#include "run/batch_source.h"
-#include "run/loss_readback.h"
-#include "run/loss_scaler.h"
+#include "core/config/config.h"
+#include "harness/profile/probe.h"
+#include "harness/run/batch_source.h"
+#include "harness/run/loss_readback.h"
+#include "harness/run/loss_scaler.h"
 
 namespace gpubench {
 

@@ -1,4 +1,4 @@
-#include "run/float32_math.h"
+#include "harness/run/float32_math.h"
 
 #include <ATen/Context.h>
 

@@ -1,4 +1,4 @@
-#include "run/grad_scaler.h"
+#include "harness/run/grad_scaler.h"
 
 #include <cmath>
 #include <limits>
@@ -8,7 +8,7 @@
 #include <tuple>
 #include <vector>
 
-#include "run/amp_scaling_optimizer.h"
+#include "harness/run/amp_scaling_optimizer.h"
 
 namespace gpubench {
 namespace {

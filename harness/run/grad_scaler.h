@@ -5,8 +5,8 @@
 #include <nlohmann/json.hpp>
 #include <torch/torch.h>
 
-#include "run/amp_scaling_optimizer.h"
-#include "run/loss_scaler.h"
+#include "harness/run/amp_scaling_optimizer.h"
+#include "harness/run/loss_scaler.h"
 
 namespace gpubench {
 

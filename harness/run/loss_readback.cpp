@@ -1,4 +1,4 @@
-#include "run/loss_readback.h"
+#include "harness/run/loss_readback.h"
 
 #include <stdexcept>
 

@@ -1,23 +1,23 @@
-#include "run/matrix_runner.h"
+#include "harness/run/matrix_runner.h"
 
 #include <algorithm>
 #include <filesystem>
 #include <cstdio>
 #include <iostream>
 
-#include "config/errors.h"
-#include "device/cuda_memory_stats.h"
-#include "device/host_memory_limit.h"
-#include "io/atomic_file.h"
-#include "io/interrupt.h"
-#include "io/private_dir.h"
-#include "profile/trace_span_json.h"
-#include "run/checkpoint_plan.h"
-#include "run/child_process.h"
-#include "run/config_json.h"
-#include "run/config_runner.h"
+#include "core/config/errors.h"
+#include "core/device/cuda_memory_stats.h"
+#include "core/device/host_memory_limit.h"
+#include "core/io/atomic_file.h"
+#include "core/io/interrupt.h"
+#include "core/io/private_dir.h"
+#include "harness/profile/trace_span_json.h"
+#include "harness/run/checkpoint_plan.h"
+#include "harness/run/child_process.h"
+#include "harness/run/config_json.h"
+#include "harness/run/config_runner.h"
 #include "workloads/workload.h"
-#include "io/json_text.h"
+#include "core/io/json_text.h"
 
 namespace gpubench {
 namespace {

@@ -6,12 +6,12 @@
 
 #include <nlohmann/json.hpp>
 
-#include "config/config.h"
-#include "config/run_settings.h"
-#include "parallel/rank_launcher.h"
-#include "profile/trace_probe.h"
-#include "run/capability.h"
-#include "run/child_process.h"
+#include "core/config/config.h"
+#include "core/config/run_settings.h"
+#include "harness/parallel/rank_launcher.h"
+#include "harness/profile/trace_probe.h"
+#include "harness/run/capability.h"
+#include "harness/run/child_process.h"
 
 namespace gpubench {
 

@@ -1,8 +1,8 @@
-#include "run/memory_check.h"
+#include "harness/run/memory_check.h"
 
 #include <fmt/format.h>
 
-#include "run/config_sizes.h"
+#include "harness/run/config_sizes.h"
 #include "workloads/workload.h"
 
 namespace gpubench {

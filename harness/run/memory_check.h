@@ -13,8 +13,8 @@
 #include <optional>
 #include <string>
 
-#include "config/config.h"
-#include "config/run_settings.h"
+#include "core/config/config.h"
+#include "core/config/run_settings.h"
 
 namespace gpubench {
 

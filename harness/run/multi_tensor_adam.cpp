@@ -1,4 +1,4 @@
-#include "run/multi_tensor_adam.h"
+#include "harness/run/multi_tensor_adam.h"
 
 #include <cmath>
 #include <stdexcept>

@@ -4,7 +4,7 @@
 
 #include <torch/torch.h>
 
-#include "run/amp_scaling_optimizer.h"
+#include "harness/run/amp_scaling_optimizer.h"
 
 namespace gpubench {
 

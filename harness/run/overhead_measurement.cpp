@@ -1,9 +1,9 @@
-#include "run/overhead_measurement.h"
+#include "harness/run/overhead_measurement.h"
 
 #include <algorithm>
 
-#include "stats/relative_shift.h"
-#include "stats/summary.h"
+#include "core/stats/relative_shift.h"
+#include "core/stats/summary.h"
 
 namespace gpubench {
 namespace {

@@ -4,10 +4,10 @@
 
 #include <nlohmann/json.hpp>
 
-#include "config/config.h"
-#include "config/run_settings.h"
-#include "profile/overhead_schedule.h"
-#include "stats/stopping_rule.h"
+#include "core/config/config.h"
+#include "core/config/run_settings.h"
+#include "harness/profile/overhead_schedule.h"
+#include "core/stats/stopping_rule.h"
 
 namespace gpubench {
 

@@ -1,4 +1,4 @@
-#include "run/pinned_batch_source.h"
+#include "harness/run/pinned_batch_source.h"
 
 #include <array>
 #include <deque>

@@ -9,10 +9,10 @@
 #include <nlohmann/json.hpp>
 #include <torch/torch.h>
 
-#include "profile/probe.h"
-#include "run/batch_source.h"
-#include "stats/summary.h"
-#include "stats/summary_json.h"
+#include "harness/profile/probe.h"
+#include "harness/run/batch_source.h"
+#include "core/stats/summary.h"
+#include "core/stats/summary_json.h"
 
 namespace gpubench {
 

@@ -1,9 +1,9 @@
-#include "run/probe_assembly.h"
+#include "harness/run/probe_assembly.h"
 
-#include "profile/profile_steps_range.h"
-#include "profile/leveled_probe.h"
-#include "profile/memory_sampler.h"
-#include "profile/nvtx_probe.h"
+#include "harness/profile/profile_steps_range.h"
+#include "harness/profile/leveled_probe.h"
+#include "harness/profile/memory_sampler.h"
+#include "harness/profile/nvtx_probe.h"
 
 namespace gpubench {
 

@@ -2,15 +2,15 @@
 #include <memory>
 #include <optional>
 
-#include "config/config.h"
-#include "config/run_settings.h"
-#include "profile/cupti_collector.h"
-#include "profile/overhead_schedule.h"
-#include "profile/phase_timer.h"
-#include "profile/probe.h"
-#include "profile/probe_cost_meter.h"
-#include "profile/trace_probe.h"
-#include "run/execution_plan.h"
+#include "core/config/config.h"
+#include "core/config/run_settings.h"
+#include "harness/profile/cupti_collector.h"
+#include "harness/profile/overhead_schedule.h"
+#include "harness/profile/phase_timer.h"
+#include "harness/profile/probe.h"
+#include "harness/profile/probe_cost_meter.h"
+#include "harness/profile/trace_probe.h"
+#include "harness/run/execution_plan.h"
 
 namespace gpubench {
 

@@ -1,4 +1,4 @@
-#include "run/step_timing.h"
+#include "harness/run/step_timing.h"
 
 namespace gpubench {
 

@@ -1,8 +1,8 @@
 #pragma once
 #include <nlohmann/json.hpp>
 
-#include "config/config.h"
-#include "config/run_settings.h"
+#include "core/config/config.h"
+#include "core/config/run_settings.h"
 
 namespace gpubench {
 

@@ -1,4 +1,4 @@
-#include "run/trainer.h"
+#include "harness/run/trainer.h"
 
 #include <algorithm>
 #include <chrono>
@@ -6,7 +6,7 @@
 #include <optional>
 #include <thread>
 
-#include "run/autocast_scope.h"
+#include "harness/run/autocast_scope.h"
 
 namespace gpubench {
 

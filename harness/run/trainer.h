@@ -4,13 +4,13 @@
 
 #include <torch/torch.h>
 
-#include "profile/probe.h"
-#include "parallel/gradient_sync.h"
-#include "run/batch_source.h"
-#include "run/cuda_graph_step.h"
-#include "run/loss_readback.h"
-#include "run/loss_scaler.h"
-#include "stats/stopping_rule.h"
+#include "harness/profile/probe.h"
+#include "harness/parallel/gradient_sync.h"
+#include "harness/run/batch_source.h"
+#include "harness/run/cuda_graph_step.h"
+#include "harness/run/loss_readback.h"
+#include "harness/run/loss_scaler.h"
+#include "core/stats/stopping_rule.h"
 #include "workloads/workload.h"
 
 namespace gpubench {

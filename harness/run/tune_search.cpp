@@ -1,12 +1,12 @@
-#include "run/tune_search.h"
+#include "harness/run/tune_search.h"
 
 #include <algorithm>
 
 #include <fmt/format.h>
 
-#include "config/stack_parts.h"
-#include "run/matrix_runner.h"
-#include "stats/ratio_interval.h"
+#include "core/config/stack_parts.h"
+#include "harness/run/matrix_runner.h"
+#include "core/stats/ratio_interval.h"
 
 namespace gpubench {
 namespace {

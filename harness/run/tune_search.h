@@ -11,8 +11,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "config/config.h"
-#include "config/technique_rules.h"
+#include "core/config/config.h"
+#include "core/config/technique_rules.h"
 
 namespace gpubench {
 

@@ -6,8 +6,8 @@
 #include <cmath>
 #include <stdexcept>
 
-#include "stats/log_t_test.h"
-#include "stats/mann_whitney.h"
+#include "core/stats/log_t_test.h"
+#include "core/stats/mann_whitney.h"
 
 namespace gpubench {
 namespace {

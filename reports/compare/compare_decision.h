@@ -5,8 +5,8 @@
 #include <vector>
 
 #include "reports/compare/compare_metric.h"
-#include "stats/relative_shift.h"
-#include "stats/summary.h"
+#include "core/stats/relative_shift.h"
+#include "core/stats/summary.h"
 
 namespace gpubench {
 

@@ -8,9 +8,9 @@
 #include <optional>
 #include <vector>
 
-#include "config/errors.h"
-#include "io/json_text.h"
-#include "io/printable.h"
+#include "core/config/errors.h"
+#include "core/io/json_text.h"
+#include "core/io/printable.h"
 #include "reports/fit_table.h"
 
 namespace gpubench {

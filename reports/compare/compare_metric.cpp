@@ -1,6 +1,6 @@
 #include "reports/compare/compare_metric.h"
 
-#include "config/errors.h"
+#include "core/config/errors.h"
 
 namespace gpubench {
 

@@ -10,7 +10,7 @@
 #include <set>
 #include <utility>
 
-#include "config/errors.h"
+#include "core/config/errors.h"
 #include "reports/compare/config_runs.h"
 #include "reports/compare/environment_diff.h"
 #include "reports/compare/report_loader.h"

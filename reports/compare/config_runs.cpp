@@ -6,7 +6,7 @@
 #include <set>
 #include <stdexcept>
 
-#include "stats/summary.h"
+#include "core/stats/summary.h"
 
 namespace gpubench {
 namespace {

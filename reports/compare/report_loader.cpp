@@ -7,8 +7,8 @@
 #include <set>
 #include <system_error>
 
-#include "config/errors.h"
-#include "io/atomic_file.h"
+#include "core/config/errors.h"
+#include "core/io/atomic_file.h"
 
 namespace gpubench {
 namespace {

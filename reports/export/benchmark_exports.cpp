@@ -6,7 +6,7 @@
 #include <cmath>
 #include <optional>
 
-#include "config/errors.h"
+#include "core/config/errors.h"
 #include "reports/json_fields.h"
 
 namespace gpubench {

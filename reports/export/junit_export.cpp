@@ -4,7 +4,7 @@
 
 #include <cmath>
 
-#include "io/printable.h"
+#include "core/io/printable.h"
 
 namespace gpubench {
 namespace {

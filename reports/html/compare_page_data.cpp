@@ -2,7 +2,7 @@
 
 #include <filesystem>
 
-#include "config/errors.h"
+#include "core/config/errors.h"
 #include "reports/compare/compare_format.h"
 #include "reports/compare/config_runs.h"
 #include "reports/json_fields.h"

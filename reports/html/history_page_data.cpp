@@ -6,13 +6,13 @@
 #include <optional>
 #include <vector>
 
-#include "config/errors.h"
+#include "core/config/errors.h"
 #include "reports/compare/compare_metric.h"
 #include "reports/compare/environment_diff.h"
 #include "reports/compare/report_loader.h"
 #include "reports/json_fields.h"
 #include "reports/html/report_header.h"
-#include "stats/summary.h"
+#include "core/stats/summary.h"
 
 namespace gpubench {
 namespace {

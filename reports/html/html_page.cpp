@@ -2,8 +2,8 @@
 
 #include <stdexcept>
 
-#include "config/errors.h"
-#include "io/json_text.h"
+#include "core/config/errors.h"
+#include "core/io/json_text.h"
 #include "reports/html/page_assets.h"
 
 namespace gpubench {

@@ -6,7 +6,7 @@
 #include <filesystem>
 #include <vector>
 
-#include "config/errors.h"
+#include "core/config/errors.h"
 #include "reports/json_fields.h"
 #include "reports/report_format.h"
 #include "reports/report_rows.h"

@@ -11,7 +11,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "ceilings/ceilings_file.h"
+#include "harness/ceilings/ceilings_file.h"
 
 namespace gpubench {
 namespace {

@@ -1,5 +1,5 @@
 #include "bench/ceilings_distil.h"
-#include "ceilings/ceilings_file.h"
+#include "harness/ceilings/ceilings_file.h"
 
 #include <cstdlib>
 #include <fstream>
@@ -8,7 +8,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
-#include "config/errors.h"
+#include "core/config/errors.h"
 
 namespace gpubench {
 namespace {

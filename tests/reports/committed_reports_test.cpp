@@ -12,7 +12,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
-#include "ceilings/ceilings_file.h"
+#include "harness/ceilings/ceilings_file.h"
 #include "reports/compare/compare_reports.h"
 #include "reports/compare/report_loader.h"
 #include "support/schema_validation.h"

@@ -6,8 +6,8 @@
 
 #include <gtest/gtest.h>
 
-#include "config/run_settings.h"
-#include "run/config_runner.h"
+#include "core/config/run_settings.h"
+#include "harness/run/config_runner.h"
 
 namespace gpubench {
 

@@ -3,7 +3,7 @@
 // device is visible; on the GPU machine they run.
 #include <gtest/gtest.h>
 
-#include "device/torch_cuda.h"
+#include "core/device/torch_cuda.h"
 
 #define REQUIRE_CUDA()                                                                   \
   if (const auto why = ::gpubench::torch_cuda_unavailable_reason(); why.has_value()) \

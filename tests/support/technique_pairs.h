@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "config/config.h"
-#include "config/technique_rules.h"
+#include "core/config/config.h"
+#include "core/config/technique_rules.h"
 
 namespace gpubench::test_support {
 

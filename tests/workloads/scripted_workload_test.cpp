@@ -9,10 +9,10 @@
 
 #include <gtest/gtest.h>
 
-#include "config/errors.h"
-#include "profile/phase_timer.h"
-#include "run/checkpoint_check.h"
-#include "run/trainer.h"
+#include "core/config/errors.h"
+#include "harness/profile/phase_timer.h"
+#include "harness/run/checkpoint_check.h"
+#include "harness/run/trainer.h"
 #include "workloads/formats/safetensors_file.h"
 #include "workloads/scripted_workload.h"
 

@@ -1,6 +1,6 @@
 #include "workloads/data/idx_file.h"
 
-#include "config/errors.h"
+#include "core/config/errors.h"
 
 namespace gpubench {
 namespace {

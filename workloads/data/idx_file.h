@@ -4,7 +4,7 @@
 #include <string>
 #include <vector>
 
-#include "io/mapped_file.h"
+#include "core/io/mapped_file.h"
 
 namespace gpubench {
 

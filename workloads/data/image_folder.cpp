@@ -10,7 +10,7 @@
 #include <thread>
 #include <vector>
 
-#include "config/errors.h"
+#include "core/config/errors.h"
 #include "workloads/data/image_augment.h"
 #include "workloads/data/seed_mix.h"
 

@@ -5,7 +5,7 @@
 #include <algorithm>
 #include <fstream>
 
-#include "config/errors.h"
+#include "core/config/errors.h"
 #include "workloads/data/idx_file.h"
 
 namespace gpubench {

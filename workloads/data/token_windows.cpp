@@ -11,7 +11,7 @@
 #include <stdexcept>
 #include <thread>
 
-#include "config/errors.h"
+#include "core/config/errors.h"
 #include "workloads/data/seed_mix.h"
 #include "workloads/data/synthetic_tokens.h"
 

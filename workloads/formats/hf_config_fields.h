@@ -5,7 +5,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "config/errors.h"
+#include "core/config/errors.h"
 
 namespace gpubench {
 

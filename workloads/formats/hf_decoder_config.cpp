@@ -3,8 +3,8 @@
 #include <limits>
 #include <string_view>
 
-#include "config/errors.h"
-#include "io/mapped_file.h"
+#include "core/config/errors.h"
+#include "core/io/mapped_file.h"
 #include "workloads/formats/hf_config_fields.h"
 #include "workloads/formats/strict_json.h"
 

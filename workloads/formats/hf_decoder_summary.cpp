@@ -1,6 +1,6 @@
 #include "workloads/formats/hf_decoder_config.h"
 
-#include "config/errors.h"
+#include "core/config/errors.h"
 
 namespace gpubench {
 namespace {

@@ -5,7 +5,7 @@
 #include <optional>
 #include <string_view>
 
-#include "config/errors.h"
+#include "core/config/errors.h"
 #include "workloads/formats/excerpt.h"
 
 namespace gpubench {

@@ -7,7 +7,7 @@
 
 #include <torch/types.h>
 
-#include "io/mapped_file.h"
+#include "core/io/mapped_file.h"
 #include "workloads/formats/safetensors_header.h"
 
 namespace gpubench {

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <limits>
 
-#include "config/errors.h"
+#include "core/config/errors.h"
 #include "workloads/formats/excerpt.h"
 #include "workloads/formats/strict_json.h"
 

@@ -4,8 +4,8 @@
 
 #include <string_view>
 
-#include "config/errors.h"
-#include "io/mapped_file.h"
+#include "core/config/errors.h"
+#include "core/io/mapped_file.h"
 #include "workloads/formats/excerpt.h"
 #include "workloads/formats/strict_json.h"
 

@@ -3,7 +3,7 @@
 #include <set>
 #include <vector>
 
-#include "config/errors.h"
+#include "core/config/errors.h"
 #include "workloads/formats/excerpt.h"
 
 namespace gpubench {

@@ -1,4 +1,4 @@
-#include "ceilings/ceilings_file.h"
+#include "harness/ceilings/ceilings_file.h"
 
 #include <cstdlib>
 #include <fstream>
@@ -7,7 +7,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
-#include "config/errors.h"
+#include "core/config/errors.h"
 
 namespace gpubench {
 namespace {

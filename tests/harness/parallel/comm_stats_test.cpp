@@ -1,4 +1,4 @@
-#include "parallel/comm_stats.h"
+#include "harness/parallel/comm_stats.h"
 
 #include <gtest/gtest.h>
 

@@ -2,7 +2,7 @@
 #include <gtest/gtest.h>
 
 #include "cli/flags.h"
-#include "config/errors.h"
+#include "core/config/errors.h"
 
 namespace gpubench {
 namespace {

@@ -15,10 +15,10 @@
 
 #include <torch/torch.h>
 
-#include "parallel/ddp_session.h"
-#include "profile/phase_timer.h"
-#include "run/batch_source.h"
-#include "run/trainer.h"
+#include "harness/parallel/ddp_session.h"
+#include "harness/profile/phase_timer.h"
+#include "harness/run/batch_source.h"
+#include "harness/run/trainer.h"
 #include "workloads/workload.h"
 
 namespace {

@@ -8,8 +8,8 @@
 #include <nlohmann/json.hpp>
 #include <torch/torch.h>
 
-#include "parallel/launch_store.h"
-#include "parallel/rank_launcher.h"
+#include "harness/parallel/launch_store.h"
+#include "harness/parallel/rank_launcher.h"
 #include "rank_spawn.h"
 #include "support/run_command.h"
 

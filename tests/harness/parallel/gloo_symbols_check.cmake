@@ -6,9 +6,11 @@
 #  - the built objects reference no gloo:: symbol (every Gloo call goes through
 #    libtorch_cpu, built with LibTorch's own Gloo) and emit no vtable or type info of a Gloo
 #    class or of ProcessGroupGloo's Gloo-derived classes.
-file(GLOB_RECURSE sources ${SOURCE_DIR}/harness/*.cpp ${SOURCE_DIR}/harness/*.h ${SOURCE_DIR}/bench/*.cpp
-     ${SOURCE_DIR}/bench/*.h ${SOURCE_DIR}/workloads/*.cpp ${SOURCE_DIR}/workloads/*.h ${SOURCE_DIR}/tests/*.cpp
-     ${SOURCE_DIR}/tests/*.h)
+set(globs)
+foreach(folder core workloads harness reports bench cli tests)
+  list(APPEND globs ${SOURCE_DIR}/${folder}/*.cpp ${SOURCE_DIR}/${folder}/*.h)
+endforeach()
+file(GLOB_RECURSE sources ${globs})
 foreach(source IN LISTS sources)
   file(STRINGS ${source} includes REGEX "#include <(gloo/|torch/csrc/distributed/c10d/(ProcessGroupGloo|GlooDeviceFactory))")
   if(includes AND NOT source STREQUAL "${SOURCE_DIR}/harness/parallel/gloo_group.cpp")

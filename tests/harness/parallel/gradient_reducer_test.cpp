@@ -1,6 +1,6 @@
 // The reducer on a one-rank Gloo group in this process: averages land in .grad and the
 // bucket timings are recorded, with either way of taking a bucket's completion time.
-#include "parallel/gradient_reducer.h"
+#include "harness/parallel/gradient_reducer.h"
 
 #include <gtest/gtest.h>
 #include <torch/csrc/distributed/c10d/HashStore.hpp>

@@ -1,14 +1,14 @@
 // The launch environment: torchrun, Slurm and gpubench's own variables, and every bad
 // combination turned into a UsageError that names the variable and what was expected.
-#include "parallel/launch_env.h"
+#include "harness/parallel/launch_env.h"
 
 #include <gtest/gtest.h>
 
 #include <map>
 
-#include "config/errors.h"
-#include "parallel/nproc_launcher.h"
-#include "parallel/rank_launcher.h"
+#include "core/config/errors.h"
+#include "harness/parallel/nproc_launcher.h"
+#include "harness/parallel/rank_launcher.h"
 
 namespace gpubench {
 namespace {

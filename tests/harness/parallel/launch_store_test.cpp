@@ -1,4 +1,4 @@
-#include "parallel/launch_store.h"
+#include "harness/parallel/launch_store.h"
 
 #include <fstream>
 #include <sstream>

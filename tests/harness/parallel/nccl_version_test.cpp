@@ -1,4 +1,4 @@
-#include "parallel/nccl_version.h"
+#include "harness/parallel/nccl_version.h"
 
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-#include "parallel/shard_sampler.h"
+#include "harness/parallel/shard_sampler.h"
 
 #include <gtest/gtest.h>
 

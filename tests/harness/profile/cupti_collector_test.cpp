@@ -1,4 +1,4 @@
-#include "profile/cupti_collector.h"
+#include "harness/profile/cupti_collector.h"
 
 #include <gtest/gtest.h>
 

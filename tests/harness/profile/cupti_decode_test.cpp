@@ -5,7 +5,7 @@
 #include <cstring>
 #include <vector>
 
-#include "profile/cupti_activity_decode.h"
+#include "harness/profile/cupti_activity_decode.h"
 
 namespace gpubench {
 namespace {

@@ -6,8 +6,8 @@
 #include <chrono>
 #include <iostream>
 
-#include "profile/cupti_activity_api.h"
-#include "profile/cupti_collector.h"
+#include "harness/profile/cupti_activity_api.h"
+#include "harness/profile/cupti_collector.h"
 
 #include <cuda_runtime_api.h>
 

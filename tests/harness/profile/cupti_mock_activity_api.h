@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "profile/cupti_activity_api.h"
+#include "harness/profile/cupti_activity_api.h"
 
 namespace gpubench::testing {
 

@@ -1,4 +1,4 @@
-#include "profile/cupti_summary.h"
+#include "harness/profile/cupti_summary.h"
 
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-#include "profile/cupti_trace_spans.h"
+#include "harness/profile/cupti_trace_spans.h"
 
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-#include "profile/device_phase_timer.h"
+#include "harness/profile/device_phase_timer.h"
 
 #include <gtest/gtest.h>
 

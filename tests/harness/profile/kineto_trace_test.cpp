@@ -1,6 +1,6 @@
 // The per-rank trace in the shape Holistic Trace Analysis reads (its loading by HTA itself is
 // tests/harness/profile/hta_reads_gpubench_traces.py).
-#include "profile/kineto_trace.h"
+#include "harness/profile/kineto_trace.h"
 
 #include <gtest/gtest.h>
 

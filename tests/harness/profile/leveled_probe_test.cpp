@@ -1,4 +1,4 @@
-#include "profile/leveled_probe.h"
+#include "harness/profile/leveled_probe.h"
 
 #include <gtest/gtest.h>
 

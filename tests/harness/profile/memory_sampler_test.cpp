@@ -1,4 +1,4 @@
-#include "profile/memory_sampler.h"
+#include "harness/profile/memory_sampler.h"
 
 #include <gtest/gtest.h>
 

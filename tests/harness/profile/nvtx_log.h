@@ -1,7 +1,7 @@
 #pragma once
 // Reader for the log written by the test NVTX injection library (nvtx_recorder_injection.cpp):
 // one event per line, "<pid>\t<tid>\t<event>\t<domain>\t<message>". Header-only so an
-// end-to-end test of the real binary (tests/harness/cli/...) can include it too.
+// end-to-end test of the real binary (tests/cli/...) can include it too.
 #include <fstream>
 #include <map>
 #include <sstream>

@@ -21,8 +21,8 @@
 #include <vector>
 
 #include "nvtx_log.h"
-#include "profile/nvtx_probe.h"
-#include "profile/profile_steps_range.h"
+#include "harness/profile/nvtx_probe.h"
+#include "harness/profile/profile_steps_range.h"
 
 namespace gpubench {
 namespace {

@@ -1,4 +1,4 @@
-#include "profile/overhead_schedule.h"
+#include "harness/profile/overhead_schedule.h"
 
 #include <gtest/gtest.h>
 

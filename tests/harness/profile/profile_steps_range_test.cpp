@@ -1,8 +1,8 @@
-#include "profile/profile_steps_range.h"
+#include "harness/profile/profile_steps_range.h"
 
 #include <gtest/gtest.h>
 
-#include "config/errors.h"
+#include "core/config/errors.h"
 
 #include <cuda_runtime_api.h>
 

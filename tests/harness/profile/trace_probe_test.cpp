@@ -1,4 +1,4 @@
-#include "profile/trace_probe.h"
+#include "harness/profile/trace_probe.h"
 
 #include <gtest/gtest.h>
 #include <unistd.h>

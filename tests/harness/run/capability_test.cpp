@@ -1,4 +1,4 @@
-#include "run/capability.h"
+#include "harness/run/capability.h"
 
 #include <gtest/gtest.h>
 

@@ -1,7 +1,7 @@
 // The checkpoint round trip restores the model the config trained: with its techniques
 // built in (an fp8 gpt2's outputs are an fp8 model's; a plain model restored from its
 // weights gives other outputs and failed every fp8 row).
-#include "run/checkpoint_check.h"
+#include "harness/run/checkpoint_check.h"
 
 #include <gtest/gtest.h>
 

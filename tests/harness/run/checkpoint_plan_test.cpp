@@ -1,9 +1,9 @@
-#include "run/checkpoint_plan.h"
+#include "harness/run/checkpoint_plan.h"
 
 #include <gtest/gtest.h>
 
-#include "run/config_sizes.h"
-#include "run/memory_check.h"
+#include "harness/run/config_sizes.h"
+#include "harness/run/memory_check.h"
 #include "workloads/workload.h"
 
 // Which configs make the checkpoint round trip, and what a host too small for its second

@@ -1,4 +1,4 @@
-#include "run/child_process.h"
+#include "harness/run/child_process.h"
 
 #include <gtest/gtest.h>
 

@@ -1,7 +1,7 @@
 // The graph variant's engine where no GPU is needed: it refuses what it cannot capture on,
 // with a reason the config's failed row can carry. Its capture and replays run on the GPU
 // machine (gpu_training_test.cpp: GraphReplaysTrainLikeEagerFusedAdam).
-#include "run/cuda_graph_step.h"
+#include "harness/run/cuda_graph_step.h"
 
 #include <gtest/gtest.h>
 

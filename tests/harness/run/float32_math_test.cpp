@@ -1,6 +1,6 @@
 // fp32 means IEEE fp32 on CUDA: LibTorch's default cuDNN TF32 made fp32 rows run TF32
 // convolutions. The flags are LibTorch's global context: set and read back without a GPU.
-#include "run/float32_math.h"
+#include "harness/run/float32_math.h"
 
 #include <ATen/Context.h>
 #include <gtest/gtest.h>

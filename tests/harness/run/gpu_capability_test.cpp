@@ -2,9 +2,9 @@
 
 #include <tuple>
 
-#include "config/matrix_spec.h"
-#include "run/capability.h"
-#include "run/execution_plan.h"
+#include "core/config/matrix_spec.h"
+#include "harness/run/capability.h"
+#include "harness/run/execution_plan.h"
 #include "workloads/workload.h"
 
 // The CUDA part of the capability decision, on synthetic machines and on this one.

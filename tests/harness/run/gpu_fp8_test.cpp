@@ -7,7 +7,7 @@
 
 #include <ATen/cuda/CUDAContext.h>
 
-#include "run/capability.h"
+#include "harness/run/capability.h"
 #include "support/quick_row.h"
 #include "support/require_cuda.h"
 #include "workloads/fp8_linear.h"

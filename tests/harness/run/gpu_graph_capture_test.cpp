@@ -7,10 +7,10 @@
 #include <c10/cuda/CUDAStream.h>
 #include <torch/cuda.h>
 
-#include "device/cuda_memory_stats.h"
-#include "device/torch_cuda.h"
+#include "core/device/cuda_memory_stats.h"
+#include "core/device/torch_cuda.h"
 #include "support/require_cuda.h"
-#include "run/cuda_graph_step.h"
+#include "harness/run/cuda_graph_step.h"
 
 namespace gpubench {
 namespace {

@@ -1,6 +1,6 @@
 #include <gtest/gtest.h>
 
-#include "run/pinned_batch_source.h"
+#include "harness/run/pinned_batch_source.h"
 
 // H2dCopyStats needs no GPU (the sources that feed it do): built and run everywhere.
 namespace gpubench {

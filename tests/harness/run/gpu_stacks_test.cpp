@@ -7,8 +7,8 @@
 #include <cstdlib>
 #include <map>
 
-#include "config/errors.h"
-#include "config/stack_parts.h"
+#include "core/config/errors.h"
+#include "core/config/stack_parts.h"
 #include "support/quick_row.h"
 #include "support/require_cuda.h"
 #include "support/technique_pairs.h"

@@ -5,10 +5,10 @@
 
 #include <cmath>
 
-#include "config/run_settings.h"
-#include "device/torch_cuda.h"
+#include "core/config/run_settings.h"
+#include "core/device/torch_cuda.h"
 #include "support/require_cuda.h"
-#include "run/config_runner.h"
+#include "harness/run/config_runner.h"
 
 namespace gpubench {
 namespace {

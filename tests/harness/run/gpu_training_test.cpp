@@ -7,13 +7,13 @@
 
 #include <torch/cuda.h>
 
-#include "config/run_settings.h"
-#include "device/cuda_memory_stats.h"
-#include "device/torch_cuda.h"
+#include "core/config/run_settings.h"
+#include "core/device/cuda_memory_stats.h"
+#include "core/device/torch_cuda.h"
 #include "support/require_cuda.h"
-#include "run/config_runner.h"
-#include "run/grad_scaler.h"
-#include "run/pinned_batch_source.h"
+#include "harness/run/config_runner.h"
+#include "harness/run/grad_scaler.h"
+#include "harness/run/pinned_batch_source.h"
 #include "workloads/workload.h"
 
 namespace gpubench {

@@ -1,14 +1,14 @@
-#include "run/grad_scaler.h"
+#include "harness/run/grad_scaler.h"
 
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <limits>
 
-#include "run/amp_scaling_optimizer.h"
-#include "run/batch_source.h"
-#include "run/multi_tensor_adam.h"
-#include "run/trainer.h"
+#include "harness/run/amp_scaling_optimizer.h"
+#include "harness/run/batch_source.h"
+#include "harness/run/multi_tensor_adam.h"
+#include "harness/run/trainer.h"
 #include "workloads/workload.h"
 
 // GradScaler on CPU tensors: the tensor-op fallback everywhere, and the ATen kernels where

@@ -1,4 +1,4 @@
-#include "run/matrix_runner.h"
+#include "harness/run/matrix_runner.h"
 
 #include <csignal>
 

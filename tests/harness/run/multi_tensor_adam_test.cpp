@@ -1,13 +1,13 @@
 // The multi-tensor Adams against LibTorch's per-parameter Adam: same updates, same saved
 // state; and the CNN in channels_last through a checkpoint round trip.
-#include "run/multi_tensor_adam.h"
+#include "harness/run/multi_tensor_adam.h"
 
 #include <gtest/gtest.h>
 
 #include <sstream>
 
-#include "run/channels_last.h"
-#include "run/checkpoint_check.h"
+#include "harness/run/channels_last.h"
+#include "harness/run/checkpoint_check.h"
 #include "workloads/workload.h"
 
 namespace gpubench {

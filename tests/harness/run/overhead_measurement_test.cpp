@@ -1,4 +1,4 @@
-#include "run/overhead_measurement.h"
+#include "harness/run/overhead_measurement.h"
 
 #include <gtest/gtest.h>
 

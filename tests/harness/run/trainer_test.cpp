@@ -1,4 +1,4 @@
-#include "run/trainer.h"
+#include "harness/run/trainer.h"
 
 #include <gtest/gtest.h>
 
@@ -6,8 +6,8 @@
 #include <cmath>
 #include <limits>
 
-#include "profile/phase_timer.h"
-#include "run/checkpoint_check.h"
+#include "harness/profile/phase_timer.h"
+#include "harness/run/checkpoint_check.h"
 #include "workloads/workload.h"
 
 namespace gpubench {

@@ -1,12 +1,12 @@
 // The search of `gpubench tune` on synthetic rows: a known fastest stack and batch must be
 // found, over-budget and out-of-memory candidates set aside, never a crash.
-#include "run/tune_search.h"
+#include "harness/run/tune_search.h"
 
 #include <gtest/gtest.h>
 
 #include <map>
 
-#include "config/stack_parts.h"
+#include "core/config/stack_parts.h"
 
 namespace gpubench {
 namespace {

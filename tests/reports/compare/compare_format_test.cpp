@@ -5,7 +5,7 @@
 #include <regex>
 #include <sstream>
 
-#include "config/errors.h"
+#include "core/config/errors.h"
 #include "report_fixtures.h"
 
 namespace gpubench {

@@ -2,7 +2,7 @@
 
 #include <gtest/gtest.h>
 
-#include "config/errors.h"
+#include "core/config/errors.h"
 #include "report_fixtures.h"
 
 namespace gpubench {

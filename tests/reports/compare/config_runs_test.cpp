@@ -8,7 +8,7 @@
 #include <cmath>
 #include <random>
 
-#include "config/errors.h"
+#include "core/config/errors.h"
 #include "reports/compare/compare_format.h"
 #include "reports/compare/compare_reports.h"
 #include "report_fixtures.h"

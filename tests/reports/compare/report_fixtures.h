@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "config/errors.h"
+#include "core/config/errors.h"
 
 namespace gpubench::testing {
 

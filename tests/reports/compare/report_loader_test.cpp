@@ -7,7 +7,7 @@
 #include <filesystem>
 #include <fstream>
 
-#include "config/errors.h"
+#include "core/config/errors.h"
 #include "report_fixtures.h"
 
 namespace gpubench {

@@ -5,7 +5,7 @@
 
 #include <gtest/gtest.h>
 
-#include "config/errors.h"
+#include "core/config/errors.h"
 #include "reports/compare/report_loader.h"
 #include "reports/html/synthetic_reports.h"
 #include "support/schema_validation.h"

@@ -6,7 +6,7 @@
 #include <filesystem>
 #include <fstream>
 
-#include "config/errors.h"
+#include "core/config/errors.h"
 #include "reports/compare/report_loader.h"
 #include "reports/html/compare_page_data.h"
 #include "reports/html/history_page_data.h"

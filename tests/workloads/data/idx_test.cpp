@@ -5,7 +5,7 @@
 #include <filesystem>
 #include <fstream>
 
-#include "config/errors.h"
+#include "core/config/errors.h"
 #include "support/run_command.h"
 #include "workloads/data/idx_file.h"
 #include "workloads/data/mnist.h"

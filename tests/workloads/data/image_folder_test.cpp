@@ -15,7 +15,7 @@
 
 #include <gtest/gtest.h>
 
-#include "config/errors.h"
+#include "core/config/errors.h"
 #include "support/image_files.h"
 #include "workloads/data/image_augment.h"
 #include "workloads/data/image_decode.h"

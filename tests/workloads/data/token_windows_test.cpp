@@ -9,7 +9,7 @@
 
 #include <gtest/gtest.h>
 
-#include "config/errors.h"
+#include "core/config/errors.h"
 #include "workloads/data/synthetic_tokens.h"
 
 namespace gpubench {

@@ -2,7 +2,7 @@
 // WHAT"), and the two RoPE spellings read as transformers 5.17 normalises them.
 #include <gtest/gtest.h>
 
-#include "config/errors.h"
+#include "core/config/errors.h"
 #include "workloads/formats/hf_decoder_config.h"
 
 namespace gpubench {

@@ -4,7 +4,7 @@
 
 #include <filesystem>
 
-#include "config/errors.h"
+#include "core/config/errors.h"
 #include "support/run_command.h"
 #include "workloads/formats/hf_decoder_config.h"
 #include "workloads/formats/safetensors_bytes.h"

@@ -11,7 +11,7 @@
 #include <memory>
 #include <random>
 
-#include "config/errors.h"
+#include "core/config/errors.h"
 #include "support/run_command.h"
 #include "workloads/formats/safetensors_bytes.h"
 #include "workloads/formats/safetensors_file.h"

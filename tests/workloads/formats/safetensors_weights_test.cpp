@@ -2,7 +2,7 @@
 
 #include <filesystem>
 
-#include "config/errors.h"
+#include "core/config/errors.h"
 #include "support/run_command.h"
 #include "workloads/formats/safetensors_bytes.h"
 #include "workloads/formats/safetensors_weights.h"

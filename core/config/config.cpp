@@ -1,0 +1,162 @@
+#include "core/config/config.h"
+
+#include <algorithm>
+#include <cctype>
+
+#include "core/config/errors.h"
+#include "core/config/technique_rules.h"
+#include "core/io/text_parts.h"
+
+namespace gpubench {
+namespace {
+
+const char* const kGrammar =
+    "expected workload/device/precision[/pinned|pageable] and any of /dp|ddp-N, /accK, /adam-foreach|adam-fused, "
+    "/channels-last, /ckpt, /graph, e.g. mlp/cpu/fp32, cnn/cuda/amp-bf16/pinned/adam-fused/channels-last";
+
+UsageError bad_id(const std::string& id, const std::string& why) {
+  return UsageError("config id '" + id + "': " + why + " (" + kGrammar + ")");
+}
+
+bool all_digits(const std::string& text) {
+  return !text.empty() && std::all_of(text.begin(), text.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)); });
+}
+
+Precision parse_precision(const std::string& id, const std::string& text) {
+  for (const Precision p : {Precision::Fp32, Precision::Bf16, Precision::AmpFp16, Precision::AmpBf16, Precision::Tf32, Precision::Fp8})
+    if (text == to_string(p)) return p;
+  throw bad_id(id, "precision '" + text + "' is unknown, expected fp32 or bf16 (cpu), or fp32, tf32, amp-fp16, amp-bf16 "
+                   "or fp8 (cuda)");
+}
+
+// "ddp-N" -> N (1..1024); throws for a malformed count.
+int parse_ranks(const std::string& id, const std::string& text) {
+  const std::string count = text.substr(4);
+  const int ranks = all_digits(count) && count.size() <= 4 ? std::stoi(count) : 0;
+  if (ranks < 1 || ranks > 1024) throw bad_id(id, "'" + text + "' needs a rank count 1..1024, e.g. ddp-2");
+  return ranks;
+}
+
+// "accK" -> K (2..1024); throws for a malformed count.
+int parse_accumulate(const std::string& id, const std::string& text) {
+  const std::string count = text.substr(3);
+  const int steps = all_digits(count) && count.size() <= 4 && count[0] != '0' ? std::stoi(count) : 0;
+  if (steps < 2 || steps > 1024)
+    throw bad_id(id, "'" + text + "' needs 2..1024 micro-batches per optimizer step, e.g. acc4 (acc1 is the plain config)");
+  return steps;
+}
+
+// One technique segment into the config; returns the word the rule table knows it by, or
+// "" when the segment is none.
+std::string apply_segment(const std::string& id, const std::string& text, Config& config) {
+  if (text == "pinned" || text == "pageable") {
+    config.host_memory = text == "pinned" ? HostMemory::Pinned : HostMemory::Pageable;
+    return text;
+  }
+  if (text == "dp") {
+    config.parallel = ParallelMode::DataParallel;
+    return text;
+  }
+  if (text.rfind("ddp-", 0) == 0) {
+    config.parallel = ParallelMode::Ddp;
+    config.world_size = parse_ranks(id, text);
+    return "ddp-N";
+  }
+  if (text.size() > 3 && text.rfind("acc", 0) == 0 && std::isdigit(static_cast<unsigned char>(text[3]))) {
+    config.accumulate = parse_accumulate(id, text);
+    return "accK";
+  }
+  if (text == "adam-foreach" || text == "adam-fused") {
+    config.adam = text == "adam-fused" ? AdamKernel::Fused : AdamKernel::Foreach;
+    return text;
+  }
+  if (text == "channels-last") config.channels_last = true;
+  else if (text == "ckpt") config.checkpoint = true;
+  else if (text == "graph") config.graph = true;
+  else return "";
+  return text;
+}
+
+}  // namespace
+
+std::string to_string(DeviceKind device) { return device == DeviceKind::Cpu ? "cpu" : "cuda"; }
+
+std::string to_string(Precision precision) {
+  switch (precision) {
+    case Precision::Fp32: return "fp32";
+    case Precision::Bf16: return "bf16";
+    case Precision::AmpFp16: return "amp-fp16";
+    case Precision::AmpBf16: return "amp-bf16";
+    case Precision::Tf32: return "tf32";
+    case Precision::Fp8: return "fp8";
+  }
+  return "?";
+}
+
+std::string to_string(HostMemory memory) { return memory == HostMemory::Pinned ? "pinned" : "pageable"; }
+
+std::string to_string(ParallelMode mode) {
+  switch (mode) {
+    case ParallelMode::Single: return "single";
+    case ParallelMode::DataParallel: return "dp";
+    case ParallelMode::Ddp: return "ddp";
+  }
+  return "?";
+}
+
+std::string to_string(AdamKernel kernel) {
+  switch (kernel) {
+    case AdamKernel::Loop: return "loop";
+    case AdamKernel::Foreach: return "adam-foreach";
+    case AdamKernel::Fused: return "adam-fused";
+  }
+  return "?";
+}
+
+std::vector<std::string> Config::technique_segments() const {
+  std::vector<std::string> segments;
+  if (parallel == ParallelMode::DataParallel) segments.push_back("dp");
+  if (parallel == ParallelMode::Ddp) segments.push_back("ddp-" + std::to_string(world_size));
+  if (accumulate > 1) segments.push_back("acc" + std::to_string(accumulate));
+  // A graph replays fused Adam: the id of the one-technique grammar (".../graph") stands for both.
+  if (adam != AdamKernel::Loop && !(graph && adam == AdamKernel::Fused)) segments.push_back(to_string(adam));
+  if (channels_last) segments.push_back("channels-last");
+  if (checkpoint) segments.push_back("ckpt");
+  if (graph) segments.push_back("graph");
+  return segments;
+}
+
+std::string Config::id() const {
+  std::string text = workload + "/" + to_string(device) + "/" + to_string(precision);
+  if (device == DeviceKind::Cuda) text += "/" + to_string(host_memory);
+  for (const auto& segment : technique_segments()) text += "/" + segment;
+  return text;
+}
+
+Config Config::parse(const std::string& id) {
+  const auto parts = split_text(id, '/');
+  if (parts.size() < 3) throw bad_id(id, "has " + std::to_string(parts.size()) + " segments");
+  for (const auto& part : parts)
+    if (part.empty()) throw bad_id(id, "has an empty segment");
+  Config config;
+  config.workload = parts[0];
+  if (parts[1] != "cpu" && parts[1] != "cuda") throw bad_id(id, "device '" + parts[1] + "' is unknown, expected cpu or cuda");
+  config.device = parts[1] == "cpu" ? DeviceKind::Cpu : DeviceKind::Cuda;
+  config.host_memory = config.device == DeviceKind::Cuda ? HostMemory::Pinned : HostMemory::Pageable;
+  config.precision = parse_precision(id, parts[2]);
+  std::vector<std::string> words = {parts[1], parts[2]};
+  std::vector<std::string> seen;
+  for (std::size_t i = 3; i < parts.size(); ++i) {
+    if (std::find(seen.begin(), seen.end(), parts[i]) != seen.end()) throw bad_id(id, "segment '" + parts[i] + "' is given twice");
+    const std::string word = apply_segment(id, parts[i], config);
+    if (word.empty()) throw bad_id(id, "segment '" + parts[i] + "' is not understood");
+    if (std::find(words.begin(), words.end(), word) != words.end())
+      throw bad_id(id, "'" + parts[i] + "' sets what another segment set already (" + word + ")");
+    seen.push_back(parts[i]);
+    words.push_back(word);
+  }
+  if (auto broken = id_rule_broken(words)) throw bad_id(id, *broken);
+  return config;
+}
+
+}  // namespace gpubench

@@ -1,0 +1,130 @@
+#include "core/config/technique_rules.h"
+
+#include <algorithm>
+
+namespace gpubench {
+namespace {
+
+bool has(const std::vector<std::string>& words, const std::string& word) {
+  return std::find(words.begin(), words.end(), word) != words.end();
+}
+
+std::string rule_text(const TechniqueRule& rule) {
+  if (rule.scope == RuleScope::Workload) return rule.technique + " needs a workload with " + rule.other + ": " + rule.why;
+  return rule.technique + " with " + rule.other + ": " + rule.why;
+}
+
+}  // namespace
+
+const std::vector<TechniqueRule>& technique_rules() {
+  using S = RuleScope;
+  static const std::vector<TechniqueRule> table = {
+      // Precisions and host memory that exist on one device kind only.
+      {S::Id, "bf16", "cuda", "bf16 is CPU autocast; on a GPU use amp-bf16 (autocast) or fp8"},
+      {S::Id, "amp-fp16", "cpu", "amp-fp16 is CUDA autocast with a GradScaler; the CPU's mixed precision is bf16"},
+      {S::Id, "amp-bf16", "cpu", "amp-bf16 is CUDA autocast; the CPU's mixed precision is bf16"},
+      {S::Id, "tf32", "cpu", "TF32 is a tensor-core math mode of NVIDIA GPUs; a CPU computes fp32 in fp32"},
+      {S::Id, "fp8", "cpu", "fp8 runs on cuda only: its matmuls need FP8 tensor cores"},
+      {S::Id, "pinned", "cpu", "host memory (pinned or pageable) is how batches reach a GPU: it applies to cuda only"},
+      {S::Id, "pageable", "cpu", "host memory (pinned or pageable) is how batches reach a GPU: it applies to cuda only"},
+      {S::Id, "dp", "cpu", "DataParallel (dp) replicates the model over CUDA devices: it needs device cuda"},
+      {S::Id, "graph", "cpu", "graph captures the step's CUDA kernels in a CUDA Graph: it needs device cuda"},
+      // One choice per slot.
+      {S::Id, "pinned", "pageable", "a config has one host memory: pinned or pageable"},
+      {S::Id, "dp", "ddp-N", "a config has one parallel mode: dp or ddp-N"},
+      {S::Id, "adam-foreach", "adam-fused", "a config has one Adam kernel: adam-foreach or adam-fused"},
+      // What a captured step cannot hold.
+      {S::Id, "graph", "accK", "graph captures one whole step of one batch: it does not take accK"},
+      {S::Id, "graph", "dp",
+       "LibTorch's data_parallel replicates the module on the host every step: a captured graph would replay the "
+       "first step's replicas"},
+      {S::Id, "graph", "ddp-N",
+       "gpubench's DDP reducer waits on the host for each bucket's all-reduce inside backward, and a CUDA Graph "
+       "capture cannot hold a host wait"},
+      {S::Id, "graph", "ckpt",
+       "ckpt saves and restores the RNG state on the host around each recompute, which a CUDA Graph capture cannot "
+       "record"},
+      {S::Id, "graph", "adam-foreach",
+       "graph replays fused Adam, whose step counts live on the device; foreach Adam computes its bias correction "
+       "from host step counts that a replay would freeze"},
+      // What the model must offer.
+      {S::Workload, "channels-last", "image-batches",
+       "channels-last lays 4-d image batches (NCHW) out as NHWC, and this workload has no 4-d tensors"},
+      {S::Workload, "ckpt", "segments",
+       "ckpt recomputes the model's blocks (stages, layers) in backward, and this workload has no chain of blocks"},
+      {S::Workload, "fp8", "fp8-linears",
+       "fp8 runs the Linear layers of a transformer's blocks in FP8, and this workload has none"},
+      {S::Workload, "dp", "cloneable",
+       "dp deep-clones the model onto every device each step, and this workload's model cannot be cloned"},
+      // What one machine cannot do with several GPUs.
+      {S::Machine, "dp", "amp-fp16",
+       "on more than one GPU LibTorch's data_parallel runs the replicas past cuda:0 on OpenMP threads, which do not "
+       "inherit autocast: they would compute in fp32"},
+      {S::Machine, "dp", "amp-bf16",
+       "on more than one GPU LibTorch's data_parallel runs the replicas past cuda:0 on OpenMP threads, which do not "
+       "inherit autocast: they would compute in fp32"},
+      {S::Machine, "dp", "fp8",
+       "on more than one GPU LibTorch's data_parallel runs the replicas past cuda:0 on OpenMP threads, which do not "
+       "inherit autocast: they would compute in fp32"},
+  };
+  return table;
+}
+
+std::vector<std::string> WorkloadTraits::names() const {
+  std::vector<std::string> out;
+  if (image_batches) out.push_back("image-batches");
+  if (segments) out.push_back("segments");
+  if (fp8_linears) out.push_back("fp8-linears");
+  if (cloneable) out.push_back("cloneable");
+  return out;
+}
+
+std::vector<std::string> config_words(const Config& config) {
+  std::vector<std::string> words = {to_string(config.device), to_string(config.precision)};
+  if (config.device == DeviceKind::Cuda) words.push_back(to_string(config.host_memory));
+  if (config.parallel == ParallelMode::DataParallel) words.push_back("dp");
+  if (config.parallel == ParallelMode::Ddp) words.push_back("ddp-N");
+  if (config.accumulate > 1) words.push_back("accK");
+  if (config.adam != AdamKernel::Loop) words.push_back(to_string(config.adam));
+  if (config.channels_last) words.push_back("channels-last");
+  if (config.checkpoint) words.push_back("ckpt");
+  if (config.graph) words.push_back("graph");
+  return words;
+}
+
+std::optional<std::string> id_rule_broken(const std::vector<std::string>& words) {
+  for (const auto& rule : technique_rules())
+    if (rule.scope == RuleScope::Id && has(words, rule.technique) && has(words, rule.other)) return rule_text(rule);
+  return std::nullopt;
+}
+
+std::optional<std::string> workload_rule_broken(const Config& config, const WorkloadTraits& traits) {
+  const auto words = config_words(config);
+  const auto offered = traits.names();
+  for (const auto& rule : technique_rules())
+    if (rule.scope == RuleScope::Workload && has(words, rule.technique) && !has(offered, rule.other))
+      return rule.technique + " does not apply to " + config.workload + ": " + rule.why;
+  return std::nullopt;
+}
+
+std::optional<std::string> machine_rule_broken(const Config& config, int cuda_devices) {
+  if (cuda_devices <= 1) return std::nullopt;
+  const auto words = config_words(config);
+  for (const auto& rule : technique_rules())
+    if (rule.scope == RuleScope::Machine && has(words, rule.technique) && has(words, rule.other))
+      return rule_text(rule) + " (this machine has " + std::to_string(cuda_devices) + " CUDA devices)";
+  return std::nullopt;
+}
+
+bool is_legal(const Config& config) { return !id_rule_broken(config_words(config)); }
+
+std::string describe_rules() {
+  std::string text;
+  for (const auto& rule : technique_rules()) {
+    const char* scope = rule.scope == RuleScope::Machine ? "skipped on several GPUs" : "refused";
+    text += std::string(scope) + "  " + rule_text(rule) + "\n";
+  }
+  return text;
+}
+
+}  // namespace gpubench

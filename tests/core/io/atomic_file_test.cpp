@@ -1,0 +1,92 @@
+// write_file_atomically's housekeeping and its own-descriptor targets.
+#include "core/io/atomic_file.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+
+#include <gtest/gtest.h>
+
+namespace gpubench {
+namespace {
+
+std::string temp_dir() {
+  std::string pattern = "/tmp/gpubench-test-atomic-XXXXXX";
+  return ::mkdtemp(pattern.data()) ? pattern : "/tmp";
+}
+
+bool exists(const std::string& path) {
+  struct stat info {};
+  return ::lstat(path.c_str(), &info) == 0;
+}
+
+std::string contents(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+// A PID that ran and has ended (a child, reaped).
+pid_t ended_pid() {
+  const pid_t pid = ::fork();
+  if (pid == 0) ::_exit(0);
+  ::waitpid(pid, nullptr, 0);
+  return pid;
+}
+
+// `kill -9` during a rewrite leaves OUT.tmp.PID: the next write of OUT removes it, and
+// leaves a live writer's temp file and other names alone.
+TEST(AtomicFile, AWriteRemovesTheTempFilesOfKilledWriters) {
+  const std::string dir = temp_dir(), out = dir + "/report.json";
+  const std::string stale = out + ".tmp." + std::to_string(ended_pid());
+  const std::string live = out + ".tmp." + std::to_string(::getppid());
+  const std::string other = dir + "/other.json.tmp.1";
+  for (const auto& path : {stale, live, other}) std::ofstream(path) << "partial";
+  write_file_atomically(out, "{}\n");
+  EXPECT_EQ(contents(out), "{}\n");
+  EXPECT_FALSE(exists(stale)) << "a dead writer's temp file stays behind";
+  EXPECT_TRUE(exists(live)) << "a running writer's temp file was removed";
+  EXPECT_TRUE(exists(other));
+}
+
+// /dev/stdout names this process's standard output whatever is behind it: with stdout
+// redirected to a file it is written through, at the descriptor's offset, not refused as a
+// link to a regular file.
+TEST(AtomicFile, TheProcessesOwnDescriptorIsWrittenThrough) {
+  const std::string dir = temp_dir(), file = dir + "/stdout.txt";
+  std::fflush(stdout);
+  const int saved = ::dup(1);
+  const int fd = ::open(file.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  ASSERT_GE(fd, 0);
+  ::dup2(fd, 1);
+  ::close(fd);
+  ASSERT_EQ(::write(1, "first\n", 6), 6);
+  EXPECT_NO_THROW(check_writable("/dev/stdout", "--out"));
+  EXPECT_TRUE(written_in_place("/dev/stdout"));
+  EXPECT_NO_THROW(write_file_atomically("/dev/stdout", "report\n"));
+  EXPECT_NO_THROW(write_file_atomically("/proc/self/fd/1", "again\n"));
+  ::dup2(saved, 1);
+  ::close(saved);
+  EXPECT_EQ(contents(file), "first\nreport\nagain\n");
+}
+
+TEST(AtomicFile, AFolderWhereNoFileCanBeCreatedIsRefused) {
+  EXPECT_NO_THROW(check_writable_folder(temp_dir() + "/new/nested", "--hta-dir"));
+  // /proc lets root's access(W_OK) through; creating a file there fails for everyone.
+  try {
+    check_writable_folder("/proc", "--hta-dir");
+    ADD_FAILURE() << "/proc accepted";
+  } catch (const std::exception& error) {
+    EXPECT_NE(std::string(error.what()).find("cannot create a file in it"), std::string::npos) << error.what();
+  }
+}
+
+}  // namespace
+}  // namespace gpubench
