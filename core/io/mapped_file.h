@@ -20,8 +20,14 @@ class MappedFile {
   std::size_t size() const { return size_; }
   const std::string& path() const { return path_; }
 
+  // Copies bytes [offset, offset + bytes) into `to` through pread(2), not the mapping: a
+  // file cut under its mapping (truncated by a download that starts again, a user's `>`)
+  // makes a read of the mapping past its new end SIGBUS, where pread comes back short.
+  // Throws std::runtime_error "WHAT 'PATH' shrank during the run (was N bytes, now M)".
+  void copy_out(std::uint64_t offset, std::size_t bytes, void* to) const;
+
  private:
-  std::string path_;
+  std::string path_, what_;
   int fd_ = -1;
   std::size_t size_ = 0;
   void* map_ = nullptr;

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstring>
 #include <optional>
+#include <stdexcept>
 #include <string_view>
 
 #include "core/config/errors.h"
@@ -11,7 +12,7 @@
 namespace gpubench {
 namespace {
 
-// The format is little-endian; tensors are memcpy'd byte for byte into host tensors.
+// The format is little-endian; tensors are read byte for byte into host tensors.
 static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__,
               "safetensors data is little-endian: a big-endian host needs byte swaps");
 
@@ -72,8 +73,16 @@ torch::Tensor SafetensorsFile::stored_tensor(const std::string& name) const {
                      ": expected F64, F32, F16, BF16, I64, I32, I16, I8 or U8");
   torch::Tensor tensor = torch::empty(found.shape, torch::TensorOptions().dtype(*type));
   const std::uint64_t bytes = found.end - found.begin;  // == numel * element size, checked by the header
-  if (bytes > 0) std::memcpy(tensor.data_ptr(), file_->data() + data_start_ + found.begin, bytes);
+  // Read, not copied from the mapping: a file cut since it was opened is an error naming
+  // it, not a SIGBUS.
+  if (bytes > 0) file_->copy_out(data_start_ + found.begin, bytes, tensor.data_ptr());
   return tensor;
+}
+
+void SafetensorsFile::stored_bytes(const SafetensorsEntry& entry, std::uint64_t offset, std::size_t count, void* to) const {
+  if (offset > entry.end - entry.begin || count > entry.end - entry.begin - offset)
+    throw std::out_of_range("safetensors file '" + path() + "': bytes past the end of tensor " + excerpt(entry.name));
+  file_->copy_out(data_start_ + entry.begin + offset, count, to);
 }
 
 torch::Tensor SafetensorsFile::tensor(const std::string& name) const {

@@ -16,8 +16,10 @@ namespace gpubench {
 // N, N bytes of JSON header, then the tensors' bytes. The file is memory-mapped and
 // untrusted: the constructor checks everything a read could trip on (safetensors_header.h)
 // and throws UsageError "safetensors file 'PATH': problem"; afterwards every tensor() of a
-// listed name stays inside the mapping. Tensors are copied out (memcpy: the format does
-// not align data offsets), so they outlive this object.
+// listed name stays inside the file as it was opened. Tensors are read out (pread, not the
+// mapping: a file truncated since, whose mapped pages past its new end would SIGBUS, is a
+// std::runtime_error "safetensors file 'PATH' shrank during the run"), so they outlive
+// this object.
 class SafetensorsFile {
  public:
   // The reference implementation's limit on N (safetensors' MAX_HEADER_SIZE, 100 MB).
@@ -42,6 +44,9 @@ class SafetensorsFile {
   // The entry in its stored dtype, for the dtypes LibTorch has (F64, F32, F16, BF16, I64,
   // I32, I16, I8, U8; e.g. a reference file's int64 input_ids). UsageError for the rest.
   torch::Tensor stored_tensor(const std::string& name) const;
+  // `count` bytes of the entry's data from `offset` within it (inside it: checked), as
+  // stored: for comparing two tensors without holding either whole.
+  void stored_bytes(const SafetensorsEntry& entry, std::uint64_t offset, std::size_t count, void* to) const;
 
  private:
   std::unique_ptr<MappedFile> file_;  // a pointer: MappedFile does not move, this class does

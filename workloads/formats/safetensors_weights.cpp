@@ -1,7 +1,11 @@
 #include "workloads/formats/safetensors_weights.h"
 
+#include <dirent.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
+#include <algorithm>
+#include <cstring>
 #include <string_view>
 
 #include "core/config/errors.h"
@@ -21,6 +25,36 @@ constexpr std::size_t kMaxIndexBytes = 64u << 20;
 bool exists(const std::string& path) {
   struct stat info {};
   return ::stat(path.c_str(), &info) == 0;
+}
+
+// A weights file that is a link to nothing is a download that did not finish, not "no
+// weights": refused, naming where it points.
+void refuse_dangling_link(const std::string& path) {
+  struct stat info {};
+  if (::lstat(path.c_str(), &info) != 0 || !S_ISLNK(info.st_mode) || exists(path)) return;
+  std::string target(4096, '\0');
+  const ssize_t length = ::readlink(path.c_str(), target.data(), target.size());
+  target.resize(length > 0 ? static_cast<std::size_t>(length) : 0);
+  throw UsageError("model weights '" + path + "' are a symbolic link to '" + target +
+                   "', which does not exist (a download that did not finish?): expected the file it names, or "
+                   "--weights random to train from random init");
+}
+
+// The *.safetensors files of a folder, sorted (readdir: libtorch's own std::filesystem
+// copy may bind in place of ours, LIBTORCH-COMPAT.md).
+std::vector<std::string> safetensors_files_in(const std::string& folder) {
+  std::vector<std::string> found;
+  DIR* dir = ::opendir(folder.c_str());
+  if (dir == nullptr) return found;
+  const std::string suffix = ".safetensors";
+  while (const dirent* entry = ::readdir(dir)) {
+    const std::string name = entry->d_name;
+    if (name.size() > suffix.size() && name.compare(name.size() - suffix.size(), suffix.size(), suffix) == 0)
+      found.push_back(name);
+  }
+  ::closedir(dir);
+  std::sort(found.begin(), found.end());
+  return found;
 }
 
 // A shard is named relative to the index's folder and must stay in it: no directories, no
@@ -64,7 +98,17 @@ std::optional<SafetensorsWeights> SafetensorsWeights::open(const std::string& fo
     for (const auto& entry : weights.files_.back().entries()) weights.where_.emplace(entry.name, 0);
     return weights;
   }
+  refuse_dangling_link(single);
   if (exists(index)) return open_index(folder, index);
+  refuse_dangling_link(index);
+  if (const auto shards = safetensors_files_in(folder); !shards.empty()) {
+    std::string listed;
+    for (std::size_t i = 0; i < shards.size() && i < 3; ++i) listed += (i ? ", " : "") + shards[i];
+    throw UsageError("model folder '" + folder + "' holds " + std::to_string(shards.size()) + " safetensors file(s) (" +
+                     listed + (shards.size() > 3 ? ", ..." : "") + ") but neither " + kSingleFile + " nor " + kIndexFile +
+                     ": expected the index that maps tensors to those shards (lost in a copy?), or --weights random to "
+                     "train from random init");
+  }
   return std::nullopt;
 }
 
@@ -113,6 +157,22 @@ std::vector<std::string> SafetensorsWeights::names() const {
 }
 
 torch::Tensor SafetensorsWeights::tensor(const std::string& name) const { return file_of(name).tensor(name); }
+
+bool SafetensorsWeights::same_values(const std::string& a, const std::string& b) const {
+  const SafetensorsEntry &first = entry(a), &second = entry(b);
+  if (first.shape != second.shape) return false;
+  if (first.dtype != second.dtype) return torch::equal(tensor(a), tensor(b));
+  constexpr std::size_t kChunk = 4u << 20;
+  std::vector<char> left(kChunk), right(kChunk);
+  const std::uint64_t bytes = first.end - first.begin;
+  for (std::uint64_t at = 0; at < bytes; at += kChunk) {
+    const auto count = static_cast<std::size_t>(std::min<std::uint64_t>(kChunk, bytes - at));
+    file_of(a).stored_bytes(first, at, count, left.data());
+    file_of(b).stored_bytes(second, at, count, right.data());
+    if (std::memcmp(left.data(), right.data(), count) != 0) return false;
+  }
+  return true;
+}
 
 const SafetensorsFile& SafetensorsWeights::file_of(const std::string& name) const {
   const auto it = where_.find(name);

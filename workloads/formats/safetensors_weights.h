@@ -18,12 +18,15 @@ namespace gpubench {
 // index and the shards must agree exactly: each listed tensor is in its shard, and each
 // shard holds only the tensors the index gives it. All refusals are UsageError naming the
 // files. Names are the checkpoint's own (e.g. "model.layers.0.mlp.up_proj.weight").
+// Weights that are there but cannot be found are refused too, never read as "no weights":
+// a model.safetensors or index that is a dangling link (a download that did not finish),
+// shards (*.safetensors) without the index that maps them.
 class SafetensorsWeights {
  public:
   static constexpr const char* kSingleFile = "model.safetensors";
   static constexpr const char* kIndexFile = "model.safetensors.index.json";
 
-  // Nothing when the folder has neither file (a config-only model: random init).
+  // Nothing when the folder has no safetensors file at all (a config-only model: random init).
   static std::optional<SafetensorsWeights> open(const std::string& folder);
 
   const std::string& folder() const { return folder_; }
@@ -39,6 +42,9 @@ class SafetensorsWeights {
   const std::vector<std::int64_t>& shape(const std::string& name) const { return entry(name).shape; }
   // The path of the file that holds it.
   const std::string& source(const std::string& name) const { return file_of(name).path(); }
+  // Whether two tensors hold the same values (a tied head saved beside its embedding):
+  // the same dtype and bytes, compared a few MiB at a time; of two dtypes, as fp32.
+  bool same_values(const std::string& a, const std::string& b) const;
 
  private:
   SafetensorsWeights(std::string folder, std::string listing) : folder_(std::move(folder)), listing_(std::move(listing)) {}

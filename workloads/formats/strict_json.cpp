@@ -7,39 +7,73 @@
 #include "workloads/formats/excerpt.h"
 
 namespace gpubench {
+namespace {
 
-nlohmann::json parse_strict_json(std::string_view text, std::size_t max_depth, const std::string& what) {
-  using Event = nlohmann::json::parse_event_t;
-  // One entry per open object or array; the keys seen so far in each open object.
+using nlohmann::json;
+
+// The refusals made in a SAX pass, before any DOM is built. nlohmann's callback parser
+// (parse() with a callback) would make them as it builds, but it searches the enclosing
+// object for a discarded child after every nested object closes: quadratic in the entries
+// of one object (a 200k-entry safetensors header ran for minutes). Here each event costs a
+// set insertion, and the DOM is built afterwards by the plain parser, in linear time.
+class StrictnessCheck final : public json::json_sax_t {
+ public:
+  StrictnessCheck(std::size_t max_depth, const std::string& what) : max_depth_(max_depth), what_(what) {}
+
+  std::string syntax_error;  // nlohmann's message when the text is not JSON
+
+  bool start_object(std::size_t) override { return open(true); }
+  bool start_array(std::size_t) override { return open(false); }
+  bool end_object() override { return close(); }
+  bool end_array() override { return close(); }
+  bool key(string_t& name) override {
+    if (!open_.empty() && open_.back().object && !open_.back().keys.insert(name).second)
+      throw UsageError(what_ + ": key " + excerpt(name) + " appears twice in one JSON object: expected each key once");
+    return true;
+  }
+  bool null() override { return true; }
+  bool boolean(bool) override { return true; }
+  bool number_integer(number_integer_t) override { return true; }
+  bool number_unsigned(number_unsigned_t) override { return true; }
+  bool number_float(number_float_t, const string_t&) override { return true; }
+  bool string(string_t&) override { return true; }
+  bool binary(binary_t&) override { return true; }
+  bool parse_error(std::size_t, const std::string&, const nlohmann::detail::exception& error) override {
+    syntax_error = error.what();
+    return false;
+  }
+
+ private:
   struct Open {
     bool object = false;
-    std::set<std::string> keys;
+    std::set<std::string> keys;  // the keys seen so far, in an object
   };
-  std::vector<Open> open;
-  const auto on_event = [&](int, Event event, nlohmann::json& parsed) {
-    switch (event) {
-      case Event::object_start:
-      case Event::array_start:
-        if (open.size() >= max_depth)
-          throw UsageError(what + ": JSON nested deeper than " + std::to_string(max_depth) +
-                           " levels: expected at most " + std::to_string(max_depth));
-        open.push_back(Open{event == Event::object_start, {}});
-        break;
-      case Event::object_end:
-      case Event::array_end:
-        if (!open.empty()) open.pop_back();
-        break;
-      case Event::key:
-        if (!open.empty() && open.back().object && parsed.is_string() &&
-            !open.back().keys.insert(parsed.get_ref<const std::string&>()).second)
-          throw UsageError(what + ": key " + excerpt(parsed.get_ref<const std::string&>()) +
-                           " appears twice in one JSON object: expected each key once");
-        break;
-      case Event::value:
-        break;
-    }
+  bool open(bool object) {
+    if (open_.size() >= max_depth_)
+      throw UsageError(what_ + ": JSON nested deeper than " + std::to_string(max_depth_) + " levels: expected at most " +
+                       std::to_string(max_depth_));
+    open_.push_back(Open{object, {}});
     return true;
-  };
+  }
+  bool close() {
+    if (!open_.empty()) open_.pop_back();
+    return true;
+  }
+
+  std::size_t max_depth_;
+  const std::string& what_;
+  std::vector<Open> open_;
+};
+
+UsageError not_json(const std::string& what, std::string detail) {
+  // nlohmann's message quotes the bytes it read last: keep it, shortened.
+  if (detail.size() > 300) detail = detail.substr(0, 300) + "...";
+  return UsageError(what + ": not valid JSON (UTF-8 text expected): " + detail);
+}
+
+}  // namespace
+
+nlohmann::json parse_strict_json(std::string_view text, std::size_t max_depth, const std::string& what) {
   // nlohmann's lexer takes a raw NUL as the end of the input, so "{}\0anything" would
   // parse; JSON has no raw NUL anywhere (in a string it must be escaped).
   if (const std::size_t nul = text.find('\0'); nul != std::string_view::npos)
@@ -48,13 +82,12 @@ nlohmann::json parse_strict_json(std::string_view text, std::size_t max_depth, c
   // library refuse one, so it is refused here too.
   if (text.substr(0, 3) == "\xEF\xBB\xBF")
     throw UsageError(what + ": not valid JSON (UTF-8 text expected): it starts with a byte-order mark");
+  StrictnessCheck check(max_depth, what);
+  if (!json::sax_parse(text.begin(), text.end(), &check)) throw not_json(what, check.syntax_error);
   try {
-    return nlohmann::json::parse(text.begin(), text.end(), on_event);
-  } catch (const nlohmann::json::exception& error) {
-    // nlohmann's message quotes the bytes it read last: keep it, shortened.
-    std::string detail = error.what();
-    if (detail.size() > 300) detail = detail.substr(0, 300) + "...";
-    throw UsageError(what + ": not valid JSON (UTF-8 text expected): " + detail);
+    return json::parse(text.begin(), text.end());
+  } catch (const json::exception& error) {  // the check above has seen the same text parse
+    throw not_json(what, error.what());
   }
 }
 

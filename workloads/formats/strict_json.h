@@ -15,7 +15,9 @@ namespace gpubench {
 //   (ours and Python's) could disagree about which tensor a name means;
 // - nesting deeper than max_depth: none of these formats nests more than a few levels, and
 //   a 100 MB header of '[' would otherwise build 100 million nested arrays.
-// Text that is not JSON, or not UTF-8 inside strings, is refused too. Every refusal is a
+// Text that is not JSON, or not UTF-8 inside strings, is refused too. Time is near-linear in the
+// text, also for one object of a million entries (a 100 MB safetensors header of small
+// entries parses in seconds). Every refusal is a
 // UsageError "WHAT: problem", WHAT naming the file (e.g. "safetensors file 'a.safetensors'").
 nlohmann::json parse_strict_json(std::string_view text, std::size_t max_depth, const std::string& what);
 

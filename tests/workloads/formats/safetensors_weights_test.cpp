@@ -159,5 +159,45 @@ TEST_F(SafetensorsWeightsTest, FollowsSymlinkedShardsAsTheHuggingFaceCacheHasThe
   EXPECT_TRUE(torch::equal(weights->tensor("a"), torch::tensor({4.0f})));
 }
 
+// Weights that are there but cannot be found were read as "the folder has none": the model
+// trained from random init, its row the only place that said so.
+TEST_F(SafetensorsWeightsTest, ADanglingLinkIsADownloadThatDidNotFinishNotNoWeights) {
+  for (const std::string file : {"model.safetensors", "model.safetensors.index.json"}) {
+    SCOPED_TRACE(file);
+    std::filesystem::create_symlink("../blobs/abc.incomplete", dir + "/" + file);
+    const std::string message = error_of_open();
+    EXPECT_MENTIONS(message, "model weights '" + dir + "/" + file + "' are a symbolic link to '../blobs/abc.incomplete', "
+                             "which does not exist (a download that did not finish?)");
+    EXPECT_MENTIONS(message, "--weights random");
+    std::filesystem::remove(dir + "/" + file);
+  }
+}
+
+TEST_F(SafetensorsWeightsTest, ShardsWithoutTheirIndexAreRefused) {
+  sharded();
+  std::filesystem::remove(index_path());
+  const std::string message = error_of_open();
+  EXPECT_MENTIONS(message, "model folder '" + dir + "' holds 2 safetensors file(s) (model-00001-of-00002.safetensors, "
+                           "model-00002-of-00002.safetensors) but neither model.safetensors nor model.safetensors.index.json");
+  EXPECT_MENTIONS(message, "--weights random");
+}
+
+TEST_F(SafetensorsWeightsTest, SameValuesComparesStoredTensors) {
+  const std::vector<double> values(3 << 20, 0.25);  // 12 MiB of F32: more than one chunk
+  std::vector<double> other = values;
+  other.back() = 0.5;
+  shard("model.safetensors", {{"e", "F32", {3, 1 << 20}, tensor_bytes(values, torch::kFloat32)},
+                              {"h", "F32", {3, 1 << 20}, tensor_bytes(values, torch::kFloat32)},
+                              {"o", "F32", {3, 1 << 20}, tensor_bytes(other, torch::kFloat32)},
+                              {"b", "BF16", {3, 1 << 20}, tensor_bytes(values, torch::kBFloat16)},
+                              {"t", "F32", {1 << 20, 3}, tensor_bytes(values, torch::kFloat32)}});
+  const auto weights = SafetensorsWeights::open(dir);
+  ASSERT_TRUE(weights);
+  EXPECT_TRUE(weights->same_values("e", "h"));
+  EXPECT_FALSE(weights->same_values("e", "o")) << "the last element differs";
+  EXPECT_TRUE(weights->same_values("e", "b")) << "0.25 in BF16 is 0.25";
+  EXPECT_FALSE(weights->same_values("e", "t")) << "another shape";
+}
+
 }  // namespace
 }  // namespace gpubench
