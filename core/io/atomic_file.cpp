@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -27,7 +28,22 @@ std::string directory_of(const std::string& path) {
   return slash == 0 ? "/" : path.substr(0, slash);
 }
 
-std::string temp_path_for(const std::string& path) { return path + ".tmp." + std::to_string(getpid()); }
+// The file name of `path` (after its last '/').
+std::string name_of(const std::string& path) { return path.substr(path.find_last_of('/') + 1); }
+
+// What a temp file's name starts with: the target's own name, cut where the ".tmp.PID"
+// after it would pass the 255 bytes a name may have (NAME_MAX on Linux file systems): a
+// legal 250-byte --out keeps its name, only its temp name is shorter.
+constexpr std::size_t kMaxNameBytes = 255;
+constexpr std::size_t kTempSuffixBytes = 15;  // ".tmp." and a PID of up to 10 digits
+std::string temp_prefix_for(const std::string& path) {
+  const std::string name = name_of(path);
+  return name.substr(0, std::min(name.size(), kMaxNameBytes - kTempSuffixBytes)) + ".tmp.";
+}
+
+std::string temp_path_for(const std::string& path) {
+  return path.substr(0, path.size() - name_of(path).size()) + temp_prefix_for(path) + std::to_string(getpid());
+}
 
 // Creates the temp file beside a target. O_EXCL | O_NOFOLLOW: never through a file or link
 // someone else put at the temp name; such a leftover (or a crashed run's) is removed, not
@@ -122,7 +138,7 @@ void write_through(const std::string& path, const std::string& text) {
 // longer runs. A live writer's temp file, or anyone else's, is left alone.
 void remove_stale_temps(const std::string& path) {
   const std::string dir = directory_of(path);
-  const std::string prefix = path.substr(path.find_last_of('/') + 1) + ".tmp.";
+  const std::string prefix = temp_prefix_for(path);
   DIR* listing = ::opendir(dir.c_str());
   if (listing == nullptr) return;
   while (const dirent* entry = ::readdir(listing)) {
@@ -205,6 +221,11 @@ void check_writable(const std::string& path, const std::string& flag_name) {
   struct stat dir_info {};
   if (::stat(dir.c_str(), &dir_info) != 0) throw refusal("directory '" + dir + "': " + std::strerror(errno));
   if (!S_ISDIR(dir_info.st_mode)) throw refusal("'" + dir + "' is not a directory");
+  // The temp name is cut to fit (temp_prefix_for); the name itself must fit as it is.
+  const long name_max = ::pathconf(dir.c_str(), _PC_NAME_MAX);
+  if (name_max > 0 && name_of(path).size() > static_cast<std::size_t>(name_max))
+    throw refusal("its name is " + std::to_string(name_of(path).size()) + " bytes, more than the " +
+                  std::to_string(name_max) + " a file name may have there");
   // The real test, as the write will do it: create the temp file beside the target (this
   // catches read-only and pseudo file systems such as /proc, names too long, permissions).
   const std::string temp = temp_path_for(path);

@@ -77,6 +77,34 @@ TEST(AtomicFile, TheProcessesOwnDescriptorIsWrittenThrough) {
   EXPECT_EQ(contents(file), "first\nreport\nagain\n");
 }
 
+// A 250-byte name is legal (at most 255 on Linux file systems); its temp name beside it,
+// NAME.tmp.PID, was not, and the --out was refused. The temp name is shortened, the user's
+// name kept; a killed writer's shortened temp file is still cleaned up.
+TEST(AtomicFile, ANameNearTheLongestLegalOneIsWritten) {
+  const std::string dir = temp_dir();
+  for (const std::size_t length : {240u, 241u, 250u, 255u}) {
+    const std::string out = dir + "/" + std::string(length - 5, 'r') + ".json";
+    ASSERT_EQ(std::string(out.substr(dir.size() + 1)).size(), length);
+    EXPECT_NO_THROW(check_writable(out, "--out")) << length;
+    ASSERT_NO_THROW(write_file_atomically(out, "{}\n")) << length;
+    EXPECT_EQ(contents(out), "{}\n");
+    ASSERT_NO_THROW(write_file_atomically(out, "[]\n")) << "replaced, " << length;
+    EXPECT_EQ(contents(out), "[]\n");
+  }
+  const std::string out = dir + "/" + std::string(250, 'k');
+  const std::string stale = dir + "/" + std::string(240, 'k') + ".tmp." + std::to_string(ended_pid());
+  std::ofstream(stale) << "partial";
+  write_file_atomically(out, "{}\n");
+  EXPECT_FALSE(exists(stale)) << "a dead writer's shortened temp file stays behind";
+  // Past the limit the name itself is what is wrong, and the refusal says so up front.
+  try {
+    check_writable(dir + "/" + std::string(256, 'x'), "--out");
+    ADD_FAILURE() << "a 256-byte name accepted";
+  } catch (const std::exception& error) {
+    EXPECT_NE(std::string(error.what()).find("its name is 256 bytes, more than the 255"), std::string::npos) << error.what();
+  }
+}
+
 TEST(AtomicFile, AFolderWhereNoFileCanBeCreatedIsRefused) {
   EXPECT_NO_THROW(check_writable_folder(temp_dir() + "/new/nested", "--hta-dir"));
   // /proc lets root's access(W_OK) through; creating a file there fails for everyone.
