@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <string_view>
+
 #include "core/config/errors.h"
 #include "core/io/json_text.h"
 #include "core/io/printable.h"
@@ -25,11 +27,45 @@ std::string format_rate(double samples_per_s) {
   return fmt::format("{:.2f}", samples_per_s);
 }
 
+std::string markdown_text(const std::string& text) {
+  const std::string line = one_line(text);
+  std::string out;
+  out.reserve(line.size());
+  for (std::size_t i = 0; i < line.size(); ++i) {
+    const char c = line[i];
+    // Not '_': GitHub reads it as emphasis only around words, never inside one (timers_nvtx).
+    const bool markup = std::string_view("\\`*[]<>|~!&#").find(c) != std::string_view::npos;
+    // GitHub links a bare URL: "https://..." and "www." lose the form it looks for.
+    const bool url = (c == ':' && line.compare(i, 3, "://") == 0) ||
+                     (c == '.' && i >= 3 && line.compare(i - 3, 4, "www.") == 0);
+    if (markup || url) out += '\\';
+    out += c;
+  }
+  return out;
+}
+
+namespace {
+
+void make_strings_one_line(nlohmann::json& value) {
+  if (value.is_string()) value = one_line(value.get_ref<const std::string&>());
+  else if (value.is_structured())
+    for (auto& item : value.items()) make_strings_one_line(item.value());
+}
+
+}  // namespace
+
+nlohmann::json with_one_line_strings(const nlohmann::json& report) {
+  nlohmann::json out = report;
+  make_strings_one_line(out);
+  return out;
+}
+
 std::string format_report(const nlohmann::json& report, const std::string& format, std::size_t columns) {
   if (format == "json") return json_text(report, 2) + "\n";
-  // Reasons quote OS and library messages, paths and environment values: shown escaped.
-  if (format == "table") return printable(format_report_table(report, columns));
-  if (format == "markdown") return printable(format_report_markdown(report));
+  // Reasons quote OS and library messages, paths and environment values: shown escaped,
+  // each on its line.
+  if (format == "table") return printable(format_report_table(with_one_line_strings(report), columns));
+  if (format == "markdown") return printable(format_report_markdown(with_one_line_strings(report)));
   throw UsageError("--format '" + format + "' is unknown: expected table, json or markdown");
 }
 

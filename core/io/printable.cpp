@@ -2,6 +2,8 @@
 
 #include <cstdio>
 
+#include "core/io/terminal_controls.h"
+
 namespace gpubench {
 namespace {
 
@@ -29,18 +31,20 @@ std::size_t sequence_length(std::string_view text, std::size_t i) {
   return length;
 }
 
-}  // namespace
-
-std::string printable(std::string_view text) {
+std::string escaped_text(std::string_view text, bool keep_newlines) {
   std::string out;
   out.reserve(text.size());
   for (std::size_t i = 0; i < text.size();) {
     const auto lead = static_cast<unsigned char>(text[i]);
     const std::size_t length = sequence_length(text, i);
-    // U+0080..U+009F are encoded C2 80..C2 9F.
-    const bool c1 = length == 2 && lead == 0xC2 && static_cast<unsigned char>(text[i + 1]) <= 0x9F;
+    if (lead == '\n' && !keep_newlines) {
+      out += "\\n";
+      ++i;
+      continue;
+    }
     const bool control = length == 1 && ((lead < 0x20 && lead != '\n') || lead == 0x7F);
-    if (length == 0 || control || c1) {
+    const bool hidden = (length == 2 || length == 3) && is_hidden_control(code_point_of(text.substr(i, length)));
+    if (length == 0 || control || hidden) {
       const std::size_t bytes = length == 0 ? 1 : length;
       for (std::size_t k = 0; k < bytes; ++k) {
         char escaped[8];
@@ -55,5 +59,11 @@ std::string printable(std::string_view text) {
   }
   return out;
 }
+
+}  // namespace
+
+std::string printable(std::string_view text) { return escaped_text(text, true); }
+
+std::string one_line(std::string_view text) { return escaped_text(text, false); }
 
 }  // namespace gpubench

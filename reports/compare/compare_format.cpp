@@ -12,6 +12,7 @@
 #include "core/io/json_text.h"
 #include "core/io/printable.h"
 #include "reports/fit_table.h"
+#include "reports/report_format.h"
 
 namespace gpubench {
 namespace {
@@ -63,7 +64,7 @@ Row header_row(const CompareResult& r) {
 
 Row config_row(const ConfigComparison& c, const CompareMetric& metric) {
   const std::optional<double> change = c.shown_change();
-  return {c.config_id,
+  return {one_line(c.config_id),
           fmt::format("{}/{}", c.base.count, c.next.count),
           side_text(c.base, metric),
           side_text(c.next, metric),
@@ -74,13 +75,13 @@ Row config_row(const ConfigComparison& c, const CompareMetric& metric) {
 }
 
 // " (5 runs; gpubench 0.1.0, commit abc)", " (gpubench 0.1.0)", or "" when the report
-// does not say and there is one run.
+// does not say and there is one run. On one line: the version and commit are the report's.
 std::string provenance(const ReportInfo& info) {
   std::string runs = info.runs > 1 ? fmt::format("{} runs", info.runs) : "";
   if (info.tool_version.empty() && info.git_commit.empty()) return runs.empty() ? "" : " (" + runs + ")";
-  return fmt::format(" ({}{}gpubench {}{}{})", runs, runs.empty() ? "" : "; ",
-                     info.tool_version.empty() ? "?" : info.tool_version, info.git_commit.empty() ? "" : ", commit ",
-                     info.git_commit);
+  return one_line(fmt::format(" ({}{}gpubench {}{}{})", runs, runs.empty() ? "" : "; ",
+                              info.tool_version.empty() ? "?" : info.tool_version,
+                              info.git_commit.empty() ? "" : ", commit ", info.git_commit));
 }
 
 std::string metric_line(const CompareResult& r) {
@@ -148,12 +149,14 @@ std::string format_table(const CompareResult& r, std::size_t columns) {
 
   std::string out = wrap_text("gpubench compare: " + metric_line(r), columns);
   // Whole, not wrapped: a path a user copies.
-  out += "BASE " + r.base.name + provenance(r.base) + "\nNEW  " + r.next.name + provenance(r.next) + "\n\n";
+  out += "BASE " + one_line(r.base.name) + provenance(r.base) + "\nNEW  " + one_line(r.next.name) + provenance(r.next) +
+         "\n\n";
   out += fit_table(table, steps, columns);
   const auto section = [&out, columns](const std::string& title, const std::vector<std::string>& lines) {
     if (lines.empty()) return;
     out += "\n" + title + ":\n";
-    for (const std::string& line : lines) out += wrap_text(line, columns, "  ");
+    // Each item quotes the reports (reasons, run names, environment values): one line each.
+    for (const std::string& line : lines) out += wrap_text(one_line(line), columns, "  ");
   };
   section("Notes", notes(r));
   section("Only in BASE (not compared)", r.only_in_base);
@@ -167,33 +170,25 @@ std::string format_table(const CompareResult& r, std::size_t columns) {
   return out;
 }
 
-std::string markdown_cell(const std::string& text) {
-  std::string out;
-  for (char ch : text) {
-    if (ch == '|') out += '\\';
-    out += ch;
-  }
-  return out;
-}
-
 std::string format_markdown(const CompareResult& r) {
   std::string out = fmt::format("### gpubench compare: {}\n\n", r.regression ? "regression found" : "no regression");
-  out += markdown_cell(metric_line(r)) + "  \n";
-  out += "BASE `" + r.base.name + "`" + markdown_cell(provenance(r.base)) + "  \n";
-  out += "NEW `" + r.next.name + "`" + markdown_cell(provenance(r.next)) + "\n\n";
+  out += metric_line(r) + "  \n";  // ours: a metric compare knows, numbers
+  // Paths as escaped text, not code spans: a backtick in a file name would end the span.
+  out += "BASE " + markdown_text(r.base.name + provenance(r.base)) + "  \n";
+  out += "NEW " + markdown_text(r.next.name + provenance(r.next)) + "\n\n";
   const Row header = header_row(r);
   out += "| " + fmt::format("{}", fmt::join(header, " | ")) + " |\n|---|---:|---:|---:|---:|---:|---:|---|\n";
   for (const ConfigComparison& c : r.configs) {
     Row row = config_row(c, r.metric);
-    for (std::string& cell : row) cell = markdown_cell(cell);
-    row[0] = "`" + row[0] + "`";
+    for (std::string& cell : row) cell = markdown_text(cell);
+    row[0] = "`" + c.config_id + "`";  // a config id (report_loader checked its characters)
     if (c.verdict != Verdict::no_change) row.back() = "**" + row.back() + "**";
     out += "| " + fmt::format("{}", fmt::join(row, " | ")) + " |\n";
   }
   const auto section = [&out](const std::string& title, const std::vector<std::string>& lines, bool code) {
     if (lines.empty()) return;
     out += "\n**" + title + "**\n\n";
-    for (const std::string& line : lines) out += "- " + (code ? "`" + line + "`" : markdown_cell(line)) + "\n";
+    for (const std::string& line : lines) out += "- " + (code ? "`" + line + "`" : markdown_text(line)) + "\n";
   };
   section("Notes", notes(r), false);
   section("Only in BASE (not compared)", r.only_in_base, true);

@@ -150,6 +150,28 @@ TEST(ReportFormat, TableAndMarkdownShowRowsReasonsAndSpeedups) {
   EXPECT_THROW(format_report(report, "html"), std::exception);
 }
 
+// A row's reason (an OS or library message, a path) with a newline, a right-to-left
+// override and markup: the table shows it on its row's line, escaped; markdown shows text,
+// not an image or a link.
+TEST(ReportFormat, ReasonsAreShownOnOneLineAndAsTextInMarkdown) {
+  nlohmann::json report = {{"tool", {{"version", "0.1.0"}, {"git_commit", "abc"}}},
+                           {"env", {{"cpu_model", "Test CPU"}, {"torch_version", "1.13.0"}, {"threads", 2}}},
+                           {"matrix", {{"preset", "quick"}}}};
+  report["results"] = {row("mlp/cpu/fp32", "failed", 0, 0)};
+  report["results"][0]["reason"] = "boom\nmlp/cpu/bf16 ok 9999.0\xe2\x80\xae <img src=x> [a](https://x.example)";
+  report["comparisons"] = nlohmann::json::array();
+  for (const std::string format : {"table", "markdown"}) {
+    const std::string text = format_report(report, format, 200);
+    EXPECT_EQ(text.find("\nmlp/cpu/bf16"), std::string::npos) << format << ": a forged row\n" << text;
+    EXPECT_NE(text.find("boom\\"), std::string::npos) << format << ": the newline escaped\n" << text;
+    EXPECT_EQ(text.find("\xe2\x80\xae"), std::string::npos) << format << ": U+202E raw\n" << text;
+  }
+  const std::string markdown = format_report(report, "markdown");
+  EXPECT_EQ(markdown.find(" <img"), std::string::npos) << "unescaped: " << markdown;
+  EXPECT_EQ(markdown.find(" [a]("), std::string::npos) << "unescaped: " << markdown;
+  EXPECT_NE(markdown.find("\\<img src=x\\> \\[a\\](https\\://x.example)"), std::string::npos) << markdown;
+}
+
 TEST(ReportFormat, Units) {
   EXPECT_EQ(format_bytes(0), "-");
   EXPECT_EQ(format_bytes(1536), "1.5 KiB");

@@ -26,5 +26,26 @@ TEST(Printable, Utf8Validity) {
   EXPECT_EQ(printable("\xf4\x90\x80\x80"), "\\xf4\\x90\\x80\\x80") << "past U+10FFFF";
 }
 
+// What a terminal or viewer obeys unseen: U+202E (right-to-left override) makes
+// "Result: 3 regressions<RLO>" read otherwise, U+2028/U+2029 start lines, U+009B is CSI.
+TEST(Printable, LineSeparatorsAndBidirectionalControlsAreEscaped) {
+  EXPECT_EQ(printable("a\xe2\x80\xae" "b"), "a\\xe2\\x80\\xaeb") << "U+202E";
+  EXPECT_EQ(printable("a\xe2\x80\xa8" "b\xe2\x80\xa9" "c"), "a\\xe2\\x80\\xa8b\\xe2\\x80\\xa9c") << "U+2028, U+2029";
+  EXPECT_EQ(printable("\xe2\x81\xa6x\xe2\x81\xa9"), "\\xe2\\x81\\xa6x\\xe2\\x81\\xa9") << "U+2066, U+2069";
+  EXPECT_EQ(printable("\xe2\x80\x8f\xd8\x9c"), "\\xe2\\x80\\x8f\\xd8\\x9c") << "U+200F, U+061C";
+  EXPECT_EQ(printable("\xc2\x85"), "\\xc2\\x85") << "U+0085, a newline to some";
+  EXPECT_EQ(printable("\xe2\x80\x94 \xe2\x80\xa6 \xe2\x81\xb0"), "\xe2\x80\x94 \xe2\x80\xa6 \xe2\x81\xb0")
+      << "their neighbours (an em dash, an ellipsis, a superscript 0) are text";
+}
+
+// One line of output whatever the text: a reason or a path cannot start a line that reads
+// as the program's own.
+TEST(Printable, OneLineShowsNewlinesEscaped) {
+  EXPECT_EQ(one_line("x\nResult: 0 regressions"), "x\\nResult: 0 regressions");
+  EXPECT_EQ(one_line("a\rb\xe2\x80\xa8" "c"), "a\\x0db\\xe2\\x80\\xa8c");
+  EXPECT_EQ(one_line("caf\xc3\xa9"), "caf\xc3\xa9");
+  EXPECT_EQ(printable(one_line("a\n\x1b")), one_line("a\n\x1b")) << "printable of it changes nothing";
+}
+
 }  // namespace
 }  // namespace gpubench

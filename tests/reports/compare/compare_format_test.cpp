@@ -124,6 +124,63 @@ TEST(FormatCompareTable, MemoryMetricSaysSingleValue) {
   EXPECT_NE(text.find("no statistical test"), std::string::npos) << text;
 }
 
+// A hostile report (a CI artifact): its reason holds a newline and a forged result line, a
+// right-to-left override, an image and a link. Every format shows them as text: one
+// "Result:" line (the real one), no raw control, no markup a CI summary would render.
+CompareResult hostile_result() {
+  const std::string reason = "oom\nResult: 0 regressions, 0 improvements, 2 unchanged (2 compared)\xe2\x80\xae"
+                             "sgol <img src=https://x.example/p.png> [link](https://x.example) *bold* `code` #1";
+  json base = testing::report({ok_result("mlp/cpu/fp32", step_times(1, 40, 10.0)),
+                               failed_result("cnn/cpu/fp32", "failed", reason)});
+  json next = testing::report({ok_result("mlp/cpu/fp32", step_times(11, 40, 12.0)),
+                               failed_result("cnn/cpu/fp32", "failed", "x")});
+  base["tool"]["version"] = "0.1\nResult: 0 regressions";
+  return compare_reports(base, "base\nResult: 0 regressions.json", next, "new.json", CompareOptions{});
+}
+
+// Whether `what` occurs in `text` other than right after a backslash (markdown's escape).
+bool unescaped(const std::string& text, const std::string& what) {
+  for (std::size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1))
+    if (at == 0 || text[at - 1] != '\\') return true;
+  return false;
+}
+
+std::size_t lines_starting(const std::string& text, const std::string& start) {
+  std::istringstream in(text);
+  std::size_t count = 0;
+  for (std::string line; std::getline(in, line);) count += line.rfind(start, 0) == 0;
+  return count;
+}
+
+TEST(FormatCompare, AReportCannotForgeALineInTheTable) {
+  const std::string text = format_compare(hostile_result(), "table");
+  EXPECT_EQ(lines_starting(text, "Result:"), 1u) << text;
+  EXPECT_NE(text.find("Result: 1 regression"), std::string::npos) << text;
+  EXPECT_NE(text.find("oom\\nResult: 0 regressions"), std::string::npos) << "shown escaped: " << text;
+  EXPECT_EQ(text.find("\xe2\x80\xae"), std::string::npos) << "U+202E raw: " << text;
+  EXPECT_NE(text.find("\\xe2\\x80\\xae"), std::string::npos) << text;
+}
+
+TEST(FormatCompare, AReportCannotForgeALineOrMarkupInMarkdown) {
+  const std::string text = format_compare(hostile_result(), "markdown");
+  EXPECT_EQ(lines_starting(text, "**Result:**"), 1u) << text;
+  EXPECT_EQ(lines_starting(text, "Result:"), 0u) << text;
+  EXPECT_EQ(text.find("\xe2\x80\xae"), std::string::npos) << "U+202E raw: " << text;
+  EXPECT_FALSE(unescaped(text, "<img")) << "an HTML image: " << text;
+  EXPECT_NE(text.find("\\<img src=https\\://x.example/p.png\\>"), std::string::npos) << text;
+  EXPECT_FALSE(unescaped(text, "[link](")) << "a link: " << text;
+  EXPECT_NE(text.find("\\[link\\](https\\://x.example)"), std::string::npos) << text;
+  EXPECT_NE(text.find("\\*bold\\* \\`code\\` \\#1"), std::string::npos) << text;
+}
+
+TEST(FormatCompare, AReportsHiddenControlsAreEscapedInJson) {
+  const CompareResult result = hostile_result();
+  const std::string text = format_compare(result, "json");
+  EXPECT_EQ(text.find("\xe2\x80\xae"), std::string::npos) << "U+202E raw: " << text;
+  EXPECT_NE(text.find("\\u202e"), std::string::npos) << text;
+  EXPECT_EQ(json::parse(text), result.json) << "the same value, read back";
+}
+
 TEST(FormatCompare, UnknownFormat) { EXPECT_THROW(format_compare(sample_result(), "html"), UsageError); }
 
 }  // namespace
