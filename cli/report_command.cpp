@@ -34,8 +34,12 @@ const std::string kSynopsis = std::string("expected ") + kReportUsage;
 PageKind page_kind(const ReportCommandOptions& o) {
   std::error_code error;
   if (o.history) {
-    if (o.inputs.size() != 1 || !std::filesystem::is_directory(o.inputs.front(), error))
-      throw UsageError("--history takes one folder of reports: " + kSynopsis);
+    if (o.inputs.size() != 1) throw UsageError("--history takes one folder of reports: " + kSynopsis);
+    if (!std::filesystem::is_directory(o.inputs.front(), error))
+      throw UsageError("--history '" + o.inputs.front() + "': " +
+                       (std::filesystem::exists(o.inputs.front(), error) ? "is not a folder"
+                                                                         : "no such folder") +
+                       ", expected a folder of gpubench reports (one *.json a run)");
     if (o.paired) throw UsageError("--paired pairs the runs of two folders: it has no meaning for a --history");
     if (!o.metric.empty())
       throw UsageError("--metric picks which verdict a comparison leads with: a --history draws every metric");
@@ -100,7 +104,7 @@ std::vector<std::pair<std::string, std::string>> output_texts(
     const ReportSet next = load_report_set(o.inputs[1], "NEW");
     texts.emplace_back(o.html, render_page(compare_page_data(base, next, compare)));
   } else {
-    const nlohmann::json report = load_report(o.inputs.front(), "report");
+    const nlohmann::json report = load_report(o.inputs.front());
     for (const auto& [flag, path] : outputs) {
       if (flag == "--bencher")
         texts.emplace_back(path, json_text(bencher_metric_format(report, o.inputs.front()), 2) + "\n");
@@ -128,10 +132,10 @@ int run_report_command(const ReportCommandOptions& options) {
     try {
       write_file_atomically(path, text);
     } catch (const std::exception& error) {
-      std::cerr << "gpubench report: error: " << printable(error.what()) << "\n";
+      std::cerr << "gpubench report: error: " << one_line(error.what()) << "\n";
       return kExitOutputNotWritten;
     }
-    std::cerr << "gpubench report: wrote " << printable(path) << fmt::format(" ({:.0f} KiB)\n", text.size() / 1024.0);
+    std::cerr << "gpubench report: wrote " << one_line(path) << fmt::format(" ({:.0f} KiB)\n", text.size() / 1024.0);
   }
   return 0;
 }

@@ -30,7 +30,7 @@ const json* find_result(const ReportSet& side, std::size_t run, const std::strin
     return found == index.end() ? nullptr : &results[found->second];
   }
   for (const json& result : results)
-    if (result["config_id"] == config_id) return &result;
+    if (result_key(result) == config_id) return &result;
   return nullptr;
 }
 
@@ -67,7 +67,7 @@ std::vector<std::string> config_ids(const ReportSet& side) {
   std::set<std::string> seen;
   for (const json& run : side.runs)
     for (const json& result : run["results"]) {
-      const std::string id = result["config_id"];
+      const std::string id = result_key(result);
       if (seen.insert(id).second) ids.push_back(id);
     }
   return ids;

@@ -12,7 +12,8 @@
 // built on them (`gpubench compare BASE_DIR NEW_DIR`).
 namespace gpubench {
 
-// The config ids of a side, in first-seen order over its runs.
+// The result keys of a side (report_loader.h: the config ids, and a tune row's batch and
+// step), in first-seen order over its runs.
 std::vector<std::string> config_ids(const ReportSet& side);
 
 // One config in each run of one side.

@@ -33,6 +33,21 @@ bool is_config_id_syntax(const std::string& id) {
   });
 }
 
+// A tune search's step of a row (cli/tune_command.cpp writes it): what result_key names.
+void validate_tune_step(const json& tune, const std::string& config) {
+  const auto whole = [&](const char* key, long long min) {
+    const auto value = tune.find(key);
+    return value != tune.end() && value->is_number_integer() && value->get<long long>() >= min;
+  };
+  const auto phase = tune.is_object() ? tune.find("phase") : tune.end();
+  const bool known_phase = tune.is_object() && phase != tune.end() && phase->is_string() &&
+                           (*phase == "greedy" || *phase == "batch" || *phase == "final");
+  if (!known_phase || !whole("round", 0) || !whole("batch_size", 1))
+    throw UsageError(config + " has \"tune\" " + (tune.is_object() ? tune.dump() : type_of(tune)) +
+                     ", expected a tune step {\"phase\": greedy, batch or final, \"round\": a whole number >= 0, "
+                     "\"batch_size\": a whole number >= 1}");
+}
+
 // Normal, not merely finite: a denormal step time (1e-320) would give NaN ratios downstream.
 constexpr double kMinStepMs = 1e-6;
 
@@ -52,8 +67,10 @@ void validate_result(const json& result, std::size_t index, const std::string& l
                      ", expected a config id such as mlp/cpu/fp32 (letters, digits, '.', '_', '-', '+', one '/' "
                      "between parts, at most 200 characters)");
   const std::string config = where + " (" + id->get<std::string>() + ")";
-  if (!seen.insert(id->get<std::string>()).second)
-    throw UsageError(config + ": config_id appears twice, expected one result per config");
+  if (const auto tune = result.find("tune"); tune != result.end()) validate_tune_step(*tune, config);
+  if (!seen.insert(result_key(result)).second)
+    throw UsageError(config + ": " + (result.contains("tune") ? "'" + result_key(result) + "'" : std::string("config_id")) +
+                     " appears twice, expected one result per config (in a tune search: per config, batch and step)");
   const auto status = result.find("status");
   if (status == result.end())
     throw UsageError(config + " lacks \"status\" (expected \"ok\", \"skipped\" or \"failed\")");
@@ -95,13 +112,28 @@ void index_results(ReportSet& set) {
   for (const json& run : set.runs) {
     auto& index = set.result_index.emplace_back();
     const json& results = run["results"];
-    for (std::size_t i = 0; i < results.size(); ++i) index.emplace(results[i]["config_id"].get<std::string>(), i);
+    for (std::size_t i = 0; i < results.size(); ++i) index.emplace(result_key(results[i]), i);
   }
 }
 
 }  // namespace
 
-std::string report_label(const std::string& role, const std::string& name) { return role + " report '" + name + "'"; }
+std::string report_label(const std::string& role, const std::string& name) {
+  return (role.empty() ? "" : role + " ") + "report '" + name + "'";
+}
+
+std::string result_key(const json& result) {
+  const std::string id = result.value("config_id", "");
+  const auto tune = result.find("tune");
+  if (tune == result.end() || !tune->is_object()) return id;
+  const auto whole = [&](const char* key) {
+    const auto value = tune->find(key);
+    return value != tune->end() && value->is_number_integer() ? std::to_string(value->get<long long>()) : "?";
+  };
+  const auto phase = tune->find("phase");
+  return id + " batch " + whole("batch_size") + " (" +
+         (phase != tune->end() && phase->is_string() ? phase->get<std::string>() : "?") + " " + whole("round") + ")";
+}
 
 void validate_report(const json& report, const std::string& role, const std::string& name) {
   const std::string label = report_label(role, name);
@@ -123,7 +155,7 @@ void validate_report(const json& report, const std::string& role, const std::str
 }
 
 json load_report(const std::string& path, const std::string& role) {
-  const std::string text = read_file(path, role + " report");
+  const std::string text = read_file(path, role.empty() ? "report" : role + " report");
   json report;
   try {
     report = json::parse(text);

@@ -7,6 +7,7 @@
 #include <optional>
 
 #include "core/config/errors.h"
+#include "reports/compare/report_loader.h"
 #include "reports/json_fields.h"
 
 namespace gpubench {
@@ -30,15 +31,14 @@ std::vector<const json*> ok_rows(const json& report, const std::string& name, co
     throw UsageError(std::string(flag) + ": report '" + name +
                      "' has no ok row: nothing to export (every config was "
                      "skipped or failed)");
-  // A benchmark's name is its config id: one id twice (a `tune` search measures one stack
-  // at several batches) would keep only the last in Bencher's map and duplicate names in
-  // github-action-benchmark's list.
+  // A benchmark's name is the row's result_key (a tune search's rows: the config id with its
+  // batch and step): a name twice would keep only the last in Bencher's map and duplicate
+  // names in github-action-benchmark's list.
   for (std::size_t i = 0; i < rows.size(); ++i)
     for (std::size_t j = 0; j < i; ++j)
-      if ((*rows[i])["config_id"] == (*rows[j])["config_id"])
-        throw UsageError(std::string(flag) + ": report '" + name + "' has config " +
-                         (*rows[i])["config_id"].get<std::string>() +
-                         " twice (a gpubench tune search?): expected a matrix report, one row per config");
+      if (result_key(*rows[i]) == result_key(*rows[j]))
+        throw UsageError(std::string(flag) + ": report '" + name + "' has config " + result_key(*rows[i]) +
+                         " twice: expected one row per config (a tune search's: per config, batch and step)");
   return rows;
 }
 
@@ -85,7 +85,7 @@ json bencher_metric_format(const json& report, const std::string& name) {
                                     std::pair{"cuda_peak_allocated_bytes", "cuda-peak-allocated-bytes"},
                                     std::pair{"cuda_peak_reserved_bytes", "cuda-peak-reserved-bytes"}})
       if (const auto value = number(memory, key)) measures[slug] = {{"value", *value}};
-    if (!measures.empty()) out[(*row)["config_id"].get<std::string>()] = measures;
+    if (!measures.empty()) out[result_key(*row)] = measures;
   }
   return out;
 }
@@ -93,7 +93,7 @@ json bencher_metric_format(const json& report, const std::string& name) {
 json github_benchmark_bigger_is_better(const json& report, const std::string& name) {
   json out = json::array();
   for (const json* row : ok_rows(report, name, "--github-benchmark")) {
-    const std::string id = (*row)["config_id"];
+    const std::string id = result_key(*row);
     const json& throughput = object_or_empty(*row, "throughput");
     for (const auto& [key, unit] : {std::pair{"samples_per_s", "samples/s"}, std::pair{"tokens_per_s", "tokens/s"}})
       if (json entry = github_entry(id + " " + unit, unit, object_or_empty(throughput, key), *row); !entry.is_null())
@@ -105,7 +105,7 @@ json github_benchmark_bigger_is_better(const json& report, const std::string& na
 json github_benchmark_smaller_is_better(const json& report, const std::string& name) {
   json out = json::array();
   for (const json* row : ok_rows(report, name, "--github-benchmark-smaller")) {
-    const std::string id = (*row)["config_id"];
+    const std::string id = result_key(*row);
     if (json entry = github_entry(id + " step time", "ms", object_or_empty(*row, "step_ms"), *row); !entry.is_null())
       out.push_back(entry);
     const json& memory = object_or_empty(*row, "memory");

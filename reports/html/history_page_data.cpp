@@ -78,7 +78,7 @@ json mark(std::size_t report, std::size_t against, const ConfigComparison& c) {
 }
 
 void add_result(History& history, std::size_t index, const json& result, const CompareOptions& options) {
-  const std::string id = result["config_id"];  // validated by load_report
+  const std::string id = result_key(result);  // validated by load_report
   if (result["status"] != "ok") return;
   if (!history.series.count(id)) history.config_order.push_back(id);
   auto& metrics = history.series[id];

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "core/config/errors.h"
+#include "reports/compare/report_loader.h"
 #include "reports/json_fields.h"
 #include "reports/report_format.h"
 #include "reports/report_rows.h"
@@ -98,7 +99,7 @@ json row_data(const json& row, const json& comparisons) {
   for (const json& w : array_or_empty(row, "warnings"))
     if (w.is_string()) warnings.push_back(w);
   if (!problem.empty()) warnings.push_back(problem);
-  return {{"id", cells.config_id},
+  return {{"id", result_key(row)},
           {"workload", cells.workload},
           {"device", text(object_or_empty(row, "config"), "device")},
           {"status", cells.status},

@@ -36,6 +36,21 @@ TEST(TuneRun, MlpOnTheCpuPrintsAWinnerAndWritesItsSearch) {
   ASSERT_EQ(report["comparisons"].size(), 1u);
   EXPECT_EQ(report["comparisons"][0]["kind"], "tune_margin");
   EXPECT_EQ(report["results"].size(), tune["steps"].size());
+
+  // The search is a report gpubench reads (it refused it: "config_id appears twice"): its
+  // rows are named by config, batch and step.
+  const std::string exe = GPUBENCH_EXE, search = dir + "/search.json";
+  const auto page = test_support::run_command(exe + " report " + search + " --html " + dir + "/search.html --bencher " +
+                                              dir + "/bencher.json");
+  EXPECT_EQ(page.exit_code, 0) << page.output;
+  const auto bencher = test_support::read_json(dir + "/bencher.json");
+  const std::string winner = tune["winner"]["config_id"].get<std::string>() + " batch " +
+                             std::to_string(tune["winner"]["batch_size"].get<int>()) + " (final " +
+                             std::to_string(tune["winner"]["round"].get<int>()) + ")";
+  EXPECT_TRUE(bencher.contains(winner)) << winner << " in " << bencher.dump(1);
+  const auto compared = test_support::run_command(exe + " compare " + search + " " + search + " --format json");
+  EXPECT_EQ(compared.exit_code, 0) << compared.output;
+  EXPECT_NE(compared.output.find("\"" + winner + "\""), std::string::npos) << compared.output;
 }
 
 TEST(TuneRun, BadInputIsExitTwoBeforeAnythingRuns) {

@@ -6,6 +6,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <tuple>
 
 #include "core/config/errors.h"
 #include "report_fixtures.h"
@@ -109,6 +110,45 @@ TEST(LoadReport, DuplicateConfigId) {
   json report = good_report();
   report["results"].push_back(report["results"][0]);
   expect_load_error("duplicate.json", report.dump(), "results[1] (mlp/cpu/fp32): config_id appears twice");
+}
+
+// gpubench tune's report: one row per candidate measured, the same config at several
+// batches and its finalists again. Each row is keyed by its batch and step; two rows of one
+// step are still refused, and so is a "tune" that does not say its step.
+TEST(LoadReport, ATuneSearchsRowsAreKeyedByBatchAndStep) {
+  json report = good_report();
+  json row = report["results"][0];
+  report["results"] = json::array();
+  for (const auto& [phase, round, batch] : {std::tuple{"greedy", 0, 64}, std::tuple{"batch", 1, 128}, std::tuple{"final", 1, 128}}) {
+    row["tune"] = {{"phase", phase}, {"round", round}, {"batch_size", batch}};
+    report["results"].push_back(row);
+  }
+  const TempFile file("tune.json", report.dump());
+  const ReportSet set = load_report_set(file.path(), "BASE");
+  EXPECT_EQ(set.result_index[0].count("mlp/cpu/fp32 batch 128 (final 1)"), 1u);
+  EXPECT_EQ(result_key(set.runs[0]["results"][0]), "mlp/cpu/fp32 batch 64 (greedy 0)");
+  EXPECT_EQ(result_key(good_report()["results"][0]), "mlp/cpu/fp32") << "a matrix row: its config id";
+
+  json twice = report;
+  twice["results"].push_back(twice["results"][2]);
+  expect_load_error("tune_twice.json", twice.dump(), "results[3] (mlp/cpu/fp32): 'mlp/cpu/fp32 batch 128 (final 1)' appears twice");
+  for (const json& bad : {json("final"), json{{"phase", "final"}, {"round", 1}}, json{{"phase", "x"}, {"round", 1}, {"batch_size", 2}},
+                          json{{"phase", "final"}, {"round", -1}, {"batch_size", 2}}, json{{"phase", "final"}, {"round", 1}, {"batch_size", 0.5}}}) {
+    json odd = report;
+    odd["results"][0]["tune"] = bad;
+    expect_load_error("tune_bad.json", odd.dump(), "results[0] (mlp/cpu/fp32) has \"tune\" ");
+  }
+}
+
+// A report given alone (gpubench report R.json) is "report 'R.json'", not "report report".
+TEST(LoadReport, AReportWithoutARoleIsNamedOnce) {
+  try {
+    load_report("/nonexistent/r.json");
+    ADD_FAILURE() << "no error";
+  } catch (const UsageError& error) {
+    EXPECT_EQ(std::string(error.what()).find("report report"), std::string::npos) << error.what();
+    EXPECT_NE(std::string(error.what()).find("cannot read report '/nonexistent/r.json'"), std::string::npos) << error.what();
+  }
 }
 
 TEST(LoadReport, SamplesNotNumbers) {

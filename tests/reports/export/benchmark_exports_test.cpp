@@ -115,7 +115,7 @@ TEST(BenchmarkExports, RefuseAReportWithNoOkRow) {
   EXPECT_THROW(github_benchmark_bigger_is_better(report, "r.json"), UsageError);
 }
 
-// A tune search's report measures one id at several batches: one name per benchmark.
+// A report with one config twice (not a tune search's): one name per benchmark.
 TEST(BenchmarkExports, RefuseAReportWithAConfigTwice) {
   json report = quick();
   json twice = report["results"][0];
@@ -131,6 +131,24 @@ TEST(BenchmarkExports, RefuseAReportWithAConfigTwice) {
           << error.what();
     }
   }
+}
+
+// A tune search measures one stack at several batches and its finalists again: each row is
+// a benchmark of its own, named with its batch and step (report_loader.h's result_key).
+TEST(BenchmarkExports, ATuneSearchsRowsAreNamedByBatchAndStep) {
+  json report = quick();
+  json first = report["results"][0], second = first;
+  first["tune"] = {{"phase", "greedy"}, {"round", 0}, {"batch_size", 64}};
+  second["tune"] = {{"phase", "final"}, {"round", 1}, {"batch_size", 64}};
+  report["results"] = json::array({first, second});
+  const std::string id = first["config_id"];
+  const json bmf = bencher_metric_format(report, "search.json");
+  EXPECT_EQ(bmf.size(), 2u) << bmf.dump(1);
+  EXPECT_TRUE(bmf.contains(id + " batch 64 (greedy 0)")) << bmf.dump(1);
+  EXPECT_TRUE(bmf.contains(id + " batch 64 (final 1)")) << bmf.dump(1);
+  const json github = github_benchmark_bigger_is_better(report, "search.json");
+  ASSERT_GE(github.size(), 2u);
+  EXPECT_EQ(github[0]["name"], id + " batch 64 (greedy 0) samples/s");
 }
 
 }  // namespace

@@ -64,7 +64,8 @@ TEST_F(ReportCli, RefusesWhatItCannotDoWithExit2AndWritesNothing) {
   const std::vector<std::pair<std::string, std::string>> cases = {
       {"report " + kQuick, "nothing to write"},
       {"report " + kRuns + "/base" + html, "is a folder: add --history"},
-      {"report --history " + kQuick + html, "--history takes one folder"},
+      {"report --history " + kQuick + html, "--history '" + kQuick + "': is not a folder, expected a folder of gpubench reports"},
+      {"report --history " + dir + "/gone" + html, "--history '" + dir + "/gone': no such folder"},
       {"report " + kQuick + " " + kQuick + " " + kQuick + html, "(see gpubench --help)"},  // CLI11: at most 2
       {"report " + kRuns + "/base " + kRuns + "/head --bencher " + dir + "/b.json", "--bencher exports one report"},
       {"report " + kQuick + " --threshold 5%" + html, "--threshold is for a comparison"},
@@ -73,7 +74,7 @@ TEST_F(ReportCli, RefusesWhatItCannotDoWithExit2AndWritesNothing) {
       {"report --history " + dir + " --html " + dir + "/page.json", "lies inside the --history folder"},
       {"report " + kQuick + " " + kQuick + " --metric speed" + html, "unknown --metric 'speed'"},
       {"report " + kQuick + " " + kQuick + " --threshold 5" + html, "did you mean 5%"},
-      {"report " + dir + "/missing.json" + html, "missing.json"},
+      {"report " + dir + "/missing.json" + html, "cannot read report '" + dir + "/missing.json'"},
       {"report " + kQuick + " --html " + dir + "/no/such/dir/x.html", "--html"},
       {"--steps 3 report " + kQuick + html, "--steps is a flag of the matrix run, not of report"},
   };
@@ -81,6 +82,7 @@ TEST_F(ReportCli, RefusesWhatItCannotDoWithExit2AndWritesNothing) {
     const auto run = run_command(kExe + " " + args);
     EXPECT_EQ(run.exit_code, 2) << args << "\n" << run.output;
     EXPECT_NE(run.output.find(message), std::string::npos) << args << "\n" << run.output;
+    EXPECT_EQ(run.output.find("report report"), std::string::npos) << args << "\n" << run.output;
   }
   EXPECT_FALSE(exists("x.html"));
   EXPECT_FALSE(exists("b.json"));
