@@ -5,6 +5,7 @@
 #include <iostream>
 
 #include "cli/matrix_command.h"
+#include "cli/output_rules.h"
 #include "cli/terminal_columns.h"
 #include "core/config/errors.h"
 #include "core/io/atomic_file.h"
@@ -31,12 +32,20 @@ CompareOptions compare_options_from(const std::string& threshold, const std::str
 int run_compare_command(const CliOptions& options) try {
   const CompareOptions compare = compare_options_from(options.compare_threshold, options.compare_alpha,
                                                       options.compare_metric, options.compare_paired);
-  if (!options.compare_junit.empty()) check_writable(options.compare_junit, "--junit");  // before reading reports
+  if (!options.compare_junit.empty()) {
+    // Before reading reports: --junit over BASE or NEW (or into a compared folder, where the
+    // next compare would read it as a run) would replace a report with XML.
+    std::error_code error;
+    refuse_overlaps({{"--junit", options.compare_junit, true},
+                     {"BASE", options.compare_base, false, std::filesystem::is_directory(options.compare_base, error)},
+                     {"NEW", options.compare_new, false, std::filesystem::is_directory(options.compare_new, error)}});
+    check_writable(options.compare_junit, "--junit");
+  }
   const ReportSet base = load_report_set(options.compare_base, "BASE");
   const ReportSet next = load_report_set(options.compare_new, "NEW");
   if (std::error_code error; std::filesystem::equivalent(options.compare_base, options.compare_new, error))
     std::cerr << "gpubench compare: warning: BASE and NEW are the same " << (base.runs.size() > 1 ? "folder" : "file")
-              << " ('" << printable(options.compare_base) << "'): the result says nothing about a change\n";
+              << " ('" << one_line(options.compare_base) << "'): the result says nothing about a change\n";
   const CompareResult result = compare_report_sets(base, next, compare);
   const std::string format = !options.format.empty() ? options.format : "table";
   std::cout << format_compare(result, format, terminal_columns()) << std::flush;
@@ -44,7 +53,7 @@ int run_compare_command(const CliOptions& options) try {
     try {
       write_file_atomically(options.compare_junit, compare_junit_xml(result));
     } catch (const std::exception& error) {  // not a verdict: exit 4, as for standard output
-      std::cerr << "gpubench compare: error: " << printable(error.what()) << "\n";
+      std::cerr << "gpubench compare: error: " << one_line(error.what()) << "\n";
       return kExitOutputNotWritten;
     }
   }
@@ -53,7 +62,7 @@ int run_compare_command(const CliOptions& options) try {
   throw;  // exit 2, with the message
 } catch (const std::exception& error) {
   // Never exit 1 for a failure of compare itself: CI reads 1 as "regression".
-  std::cerr << "gpubench compare: could not finish (an internal error, not a verdict): " << printable(error.what()) << "\n";
+  std::cerr << "gpubench compare: could not finish (an internal error, not a verdict): " << one_line(error.what()) << "\n";
   return 3;
 }
 

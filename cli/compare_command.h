@@ -12,7 +12,8 @@ namespace gpubench {
 CompareOptions compare_options_from(const std::string& threshold, const std::string& alpha, const std::string& metric,
                                     bool paired);
 
-// `gpubench compare BASE NEW`: exit 0 no regression, 1 a regression, 2 bad input, 3 compare
+// `gpubench compare BASE NEW [--junit F]`: exit 0 no regression, 1 a regression, 2 bad
+// input (a --junit that is BASE or NEW, or lies in a compared folder, included), 3 compare
 // itself failed (never read as a verdict); main makes it 4 when standard output could not
 // be written. BASE and NEW are reports, or directories of
 // runs (compare_report_sets).

@@ -5,6 +5,8 @@
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <utility>
+#include <vector>
 
 #include "reports/compare/report_fixtures.h"
 #include "support/run_command.h"
@@ -100,12 +102,14 @@ TEST(CompareCli, ControlCharactersInAReportNeverReachTheTerminalRaw) {
   std::ofstream(hostile) << testing::report({testing::ok_result("mlp/cpu/fp32", testing::step_times(2, 40, 10)),
                                              testing::failed_result("mlp/cpu/bf16", "failed", "boom\x1b]0;owned\x07\x1b[2J")})
                                 .dump();
-  for (const char* format : {"table", "markdown"}) {
+  // Markdown shows the escapes as text: their backslashes and brackets escaped in turn.
+  for (const auto& [format, shown] : {std::pair{"table", "boom\\x1b]0;owned\\x07\\x1b[2J"},
+                                      std::pair{"markdown", "boom\\\\x1b\\]0;owned\\\\x07\\\\x1b\\[2J"}}) {
     const auto result = run_command(compare(a + " " + hostile + " --format " + format));
     EXPECT_EQ(result.exit_code, 0) << result.output;
     EXPECT_EQ(result.output.find('\x1b'), std::string::npos) << format << ": " << result.output;
     EXPECT_EQ(result.output.find('\x07'), std::string::npos) << format;
-    EXPECT_NE(result.output.find("boom\\x1b]0;owned\\x07\\x1b[2J"), std::string::npos) << result.output;
+    EXPECT_NE(result.output.find(shown), std::string::npos) << result.output;
   }
   const std::string bad_id = (dir / "bad-id.json").string();
   std::ofstream(bad_id) << testing::report({testing::ok_result("mlp/cpu/\x1b[31mfp32", testing::step_times(3, 40, 10))})
@@ -116,6 +120,38 @@ TEST(CompareCli, ControlCharactersInAReportNeverReachTheTerminalRaw) {
             std::string::npos)
       << refused.output;
   EXPECT_EQ(refused.output.find('\x1b'), std::string::npos) << refused.output;
+  fs::remove_all(dir);
+}
+
+// --junit over a compared report replaced it with XML (exit 0); into a compared folder it
+// would be read as a run the next time. Refused before anything is read, the reports kept.
+TEST(CompareCli, AJunitFileThatIsAnInputIsRefused) {
+  const fs::path dir = test_support::make_temp_dir("compare-cli-junit");
+  const std::string a = write_report(dir, "base.json", 1, 10), b = write_report(dir, "new.json", 2, 10);
+  write_report(dir / "runs", "run-01.json", 3, 10);
+  write_report(dir / "runs", "run-02.json", 4, 10);
+  write_report(dir / "head", "run-01.json", 5, 10);
+  write_report(dir / "head", "run-02.json", 6, 10);
+  fs::create_symlink(dir, dir / "link");
+  const std::string runs = (dir / "runs").string(), head = (dir / "head").string();
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {a + " " + b + " --junit " + a, "--junit '" + a + "' is BASE ('" + a + "')"},
+      {a + " " + b + " --junit " + (dir / "." / "new.json").string(), "is NEW ('" + b + "')"},
+      {a + " " + b + " --junit " + (dir / "link" / "base.json").string(), "is BASE"},
+      {runs + " " + head + " --junit " + runs + "/junit.xml", "lies inside BASE ('" + runs + "')"},
+      {runs + " " + head + " --junit " + head + "/run-03.json", "lies inside NEW ('" + head + "')"},
+  };
+  for (const auto& [args, message] : cases) {
+    const auto result = run_command(compare(args));
+    EXPECT_EQ(result.exit_code, 2) << args << ": " << result.output;
+    EXPECT_NE(result.output.find(message), std::string::npos) << args << ": " << result.output;
+    EXPECT_NE(result.output.find("it would overwrite an input"), std::string::npos) << result.output;
+  }
+  EXPECT_TRUE(nlohmann::json::parse(std::ifstream(a))["results"].is_array()) << "BASE is still a report";
+  EXPECT_TRUE(nlohmann::json::parse(std::ifstream(b))["results"].is_array()) << "NEW is still a report";
+  EXPECT_FALSE(fs::exists(head + "/run-03.json"));
+  EXPECT_EQ(run_command(compare(a + " " + b + " --junit " + (dir / "compare.xml").string())).exit_code, 0)
+      << "beside them it is written";
   fs::remove_all(dir);
 }
 
