@@ -5,6 +5,8 @@
 #include <nlohmann/json.hpp>
 #include <torch/torch.h>
 
+#include "harness/run/step_graph.h"
+
 namespace gpubench {
 
 // The `graph` variant's engine: one training step (forward, loss, backward, optimizer)
@@ -20,22 +22,22 @@ namespace gpubench {
 //    to none before capture) and rewritten by each replay;
 //  - the optimizer on the device: fused Adam, whose step counts are device tensors.
 // Nothing may synchronize inside the captured body (no .item(), no stream sync).
-class CudaGraphStep {
+class CudaGraphStep final : public StepGraph {
  public:
   // Throws std::runtime_error when `device` is not a usable CUDA device.
   explicit CudaGraphStep(torch::Device device);
-  ~CudaGraphStep();
+  ~CudaGraphStep() override;
   CudaGraphStep(const CudaGraphStep&) = delete;
   CudaGraphStep& operator=(const CudaGraphStep&) = delete;
 
-  bool captured() const;
+  bool captured() const override;
   // Records `body` into the graph without running it; capture time is measured with the
   // stream idle before and after. A capture that fails (the body throws, or CUDA
   // invalidates it) is ended and its pool released before the error is rethrown: the
   // allocator is as before and capture may be tried again.
-  void capture(const std::function<void()>& body);
+  void capture(const std::function<void()>& body) override;
   // Launches the recorded step on the side stream (asynchronous, like the eager step).
-  void replay();
+  void replay() override;
   // {"capture_ms", "replays", "stream", "phases"}: for the result's "cuda_graph" section.
   nlohmann::json describe() const;
 

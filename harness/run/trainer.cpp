@@ -6,7 +6,7 @@
 #include <optional>
 #include <thread>
 
-#include "harness/run/autocast_scope.h"
+#include "workloads/autocast_scope.h"
 
 namespace gpubench {
 
@@ -74,8 +74,12 @@ void Trainer::capture_step(Model& model, torch::optim::Optimizer& optimizer, con
   optimizer.zero_grad();  // to none: the captured backward allocates the gradients each replay rewrites
   scaler.prepare_for_capture();
   spec_.graph->capture([&] {
-    AutocastScope autocast(spec_.device.type(), spec_.autocast_dtype, spec_.autocast);
-    static_loss_ = workload.loss(model.forward(input_of(static_batch_)), static_batch_.target);
+    {
+      // Forward and loss only, as eager_step scopes it: backward and the optimizer run
+      // outside autocast in both, so a graph row is its eager row's math.
+      AutocastScope autocast(spec_.device.type(), spec_.autocast_dtype, spec_.autocast);
+      static_loss_ = workload.loss(model.forward(input_of(static_batch_)), static_batch_.target);
+    }
     scaler.scale(static_loss_).backward();
     scaler.step(optimizer);  // a GradScaler with fused Adam: checked and skipped on the device, nothing read back
     scaler.update();

@@ -7,7 +7,7 @@
 #include "harness/profile/probe.h"
 #include "harness/parallel/gradient_sync.h"
 #include "harness/run/batch_source.h"
-#include "harness/run/cuda_graph_step.h"
+#include "harness/run/step_graph.h"
 #include "harness/run/loss_readback.h"
 #include "harness/run/loss_scaler.h"
 #include "core/stats/stopping_rule.h"
@@ -46,7 +46,7 @@ struct TrainerSpec {
   // Set for the graph variant: after the (eager) warm-up steps, the step is captured once
   // and every measured step replays it (needs warmup_steps >= 1 and an optimizer that
   // steps on the device: fused Adam).
-  CudaGraphStep* graph = nullptr;
+  StepGraph* graph = nullptr;  // CudaGraphStep
   // Set for DDP: averages gradients across ranks inside the Backward phase.
   GradientSync* gradient_sync = nullptr;
   // Micro-batches per optimizer step (Config::accumulate): each step runs data, H2D,

@@ -6,7 +6,7 @@
 
 #include <gtest/gtest.h>
 
-#include "harness/run/autocast_scope.h"
+#include "workloads/autocast_scope.h"
 #include "workloads/gpt2.h"
 
 namespace gpubench {
