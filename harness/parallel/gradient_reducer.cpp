@@ -160,10 +160,10 @@ void GradientReducer::finish_backward() {
       torch::Tensor& parameter = parameters_[layout.parameters[slot]];
       const torch::Tensor average = bucket.flat.narrow(0, layout.offsets[slot], parameter.numel()).view(parameter.sizes());
       torch::Tensor& grad = parameter.mutable_grad();
-      if (grad.defined())
-        grad.copy_(average);
-      else
-        grad = average.clone();
+      // A gradient made here is laid out like its parameter (channels-last stays so), as
+      // autograd lays them out: fused Adam refuses a gradient whose strides differ.
+      if (!grad.defined()) grad = torch::empty_like(parameter, torch::MemoryFormat::Preserve);
+      grad.copy_(average);
     }
     // Gloo's callback has fired by the time wait() returns; else (no callback) now bounds it.
     const std::int64_t completed_ns = bucket.completed_ns->load();

@@ -59,5 +59,26 @@ TEST(GradientReducer, AnAccumulatedBackwardReducesTheWholeSum) {
   EXPECT_EQ(recorder->samples()["steps"], 1) << recorder->samples().dump();
 }
 
+// A channels-last parameter that got no gradient this step (issue 47, finding 11): its
+// zeros were given as a contiguous clone of the bucket, and CUDA's fused Adam refuses a
+// gradient whose strides differ from its parameter's. It is laid out like the parameter now,
+// as is the gradient of one that did take part.
+TEST(GradientReducer, AGradientItMakesIsLaidOutLikeItsParameter) {
+  const auto group = one_rank_gloo_group();
+  auto used = torch::zeros({2, 3, 2, 2}).contiguous(torch::MemoryFormat::ChannelsLast).requires_grad_();
+  auto unused = torch::zeros({2, 3, 2, 2}).contiguous(torch::MemoryFormat::ChannelsLast).requires_grad_();
+  const torch::Tensor weights = torch::arange(24, torch::kFloat).view({2, 3, 2, 2});
+  GradientReducer reducer({used, unused}, plan_buckets({used, unused}, 1 << 20, 1 << 20), *group, ReducerOptions{},
+                          nullptr);
+  reducer.begin_backward(false);
+  (used * weights).sum().backward();
+  reducer.finish_backward();
+  ASSERT_TRUE(unused.grad().defined());
+  EXPECT_EQ(unused.grad().strides(), unused.strides());
+  EXPECT_TRUE(torch::equal(unused.grad(), torch::zeros({2, 3, 2, 2})));
+  EXPECT_EQ(used.grad().strides(), used.strides());
+  EXPECT_TRUE(torch::equal(used.grad(), weights));
+}
+
 }  // namespace
 }  // namespace gpubench
