@@ -1,6 +1,7 @@
 #include "cli/tune_command.h"
 
 #include <iostream>
+#include <optional>
 
 #include <fmt/format.h>
 
@@ -11,6 +12,7 @@
 #include "core/config/stack_parts.h"
 #include "core/device/env_record.h"
 #include "core/io/atomic_file.h"
+#include "core/io/interrupt.h"
 #include "core/io/json_text.h"
 #include "core/io/printable.h"
 #include "reports/comparisons.h"
@@ -77,7 +79,7 @@ TuneMeasure child_measure(const CliOptions& options, const MachineCapabilities& 
     if (row.value("status", "") == "ok")
       std::cerr << fmt::format("  {} samples/s", format_rate(row["throughput"]["samples_per_s"].value("median", 0.0)));
     else
-      std::cerr << "  " << printable(row.value("reason", ""));
+      std::cerr << "  " << one_line(row.value("reason", ""));
     std::cerr << std::endl;
     return row;
   };
@@ -118,6 +120,7 @@ nlohmann::json tune_report(const CliOptions& options, const TuneOptions& tune, c
                     {"candidate_parts", tune.parts},
                     {"steps", steps},
                     {"summary", result.summary}};
+  if (!result.stopped.empty()) report["tune"]["stopped"] = result.stopped;
   if (result.winner) report["tune"]["winner"] = step_json(result.steps[*result.winner]);
   if (result.runner_up) {
     report["tune"]["runner_up"] = step_json(result.steps[*result.runner_up]);
@@ -136,7 +139,7 @@ std::string steps_table(const TuneResult& result, std::size_t width) {
     rows.push_back({step.phase + " " + std::to_string(step.round), step.config.id(), std::to_string(step.batch_size),
                     s.contains("samples_per_s") ? format_rate(s["samples_per_s"].get<double>()) : s["status"].get<std::string>(),
                     format_bytes(s["memory_bytes"].get<double>())});
-    outcomes.push_back({step.outcome});
+    outcomes.push_back({one_line(step.outcome)});  // quotes a child's reason
   }
   return fit_table(columns_from_rows(rows), {{0, FitStep::Action::Drop}, {4, FitStep::Action::Drop}}, width, outcomes);
 }
@@ -162,21 +165,32 @@ int run_tune_command(const CliOptions& given, const std::string& command_line) {
   tune.memory_budget_bytes =
       options.tune_memory_budget_gib > 0 ? options.tune_memory_budget_gib * kGiB : default_budget_bytes(tune.device, machine);
   tune.skip_reason = [&machine](const Config& config) { return skip_reason(config, machine); };
+  // A signal stops the running candidate (as in the matrix) and then the search.
+  tune.stop_reason = [] { return interrupt_signal() != 0 ? "interrupted (" + interrupt_signal_name() + ")" : std::string(); };
   std::cerr << fmt::format("tune {} on {}: {} candidate parts ({}), memory budget {}", tune.workload, to_string(tune.device),
                            tune.parts.size(), fmt::join(tune.parts, ", "), format_bytes(tune.memory_budget_bytes))
             << std::endl;
 
+  install_interrupt_handlers();
   const TuneResult result = tune_search(tune, child_measure(options, machine));
   const nlohmann::json report = tune_report(options, tune, result, machine, command_line, threads);
   // The winner line is not wrapped: it is the one line a user copies (id and --batch-size) or greps.
-  std::cout << steps_table(result, terminal_columns()) << "\ntune winner: " << printable(result.summary) << "\n" << std::flush;
+  std::cout << printable(steps_table(result, terminal_columns())) << "\ntune winner: " << printable(result.summary) << "\n"
+            << std::flush;
+  std::optional<std::string> report_error;
   try {
     write_file_atomically(options.out, json_text(report, 2) + "\n");
+    std::cerr << "search written to " << one_line(options.out) << std::endl;
   } catch (const std::exception& error) {
-    std::cerr << "gpubench: error: report not written: " << error.what() << std::endl;
-    return kExitOutputNotWritten;
+    report_error = error.what();
+    std::cerr << "gpubench: error: report not written: " << one_line(*report_error) << std::endl;
   }
-  std::cerr << "search written to " << printable(options.out) << std::endl;
+  if (const int signal = interrupt_signal(); signal != 0) {
+    std::cerr << "gpubench: interrupted by " << interrupt_signal_name()
+              << ": the running candidate was stopped, the search was not finished" << std::endl;
+    return 128 + signal;
+  }
+  if (report_error) return kExitOutputNotWritten;
   return result.winner ? 0 : 1;
 }
 

@@ -17,6 +17,10 @@ static_assert(std::atomic<int>::is_always_lock_free && std::atomic<pid_t>::is_al
                   std::atomic<long long>::is_always_lock_free,
               "read and written from a signal handler");
 
+// What asks gpubench to stop: Ctrl-C, a kill or a launcher's stop, and a hang-up (the SSH
+// session or terminal that ran it went away), which would otherwise kill it with no report.
+constexpr int kStopSignals[] = {SIGINT, SIGTERM, SIGHUP};
+
 // A second signal this soon after the first is the same request delivered twice (coreutils
 // timeout signals the process and its group; a terminal and a launcher both pass Ctrl-C on).
 constexpr long long kSameRequestNs = 500'000'000;
@@ -45,11 +49,9 @@ void install_interrupt_handlers() {
   struct sigaction action {};
   action.sa_handler = on_interrupt;
   sigemptyset(&action.sa_mask);
-  sigaddset(&action.sa_mask, SIGINT);  // one handler at a time
-  sigaddset(&action.sa_mask, SIGTERM);
+  for (const int signal : kStopSignals) sigaddset(&action.sa_mask, signal);  // one handler at a time
   action.sa_flags = SA_RESTART;
-  ::sigaction(SIGINT, &action, nullptr);
-  ::sigaction(SIGTERM, &action, nullptr);
+  for (const int signal : kStopSignals) ::sigaction(signal, &action, nullptr);
 }
 
 int interrupt_signal() { return g_signal.load(); }
@@ -59,6 +61,7 @@ std::string interrupt_signal_name() {
     case 0: return "";
     case SIGINT: return "SIGINT";
     case SIGTERM: return "SIGTERM";
+    case SIGHUP: return "SIGHUP";
     default: return "signal " + std::to_string(g_signal.load());
   }
 }
@@ -67,8 +70,7 @@ void set_running_group(pid_t group) { g_running_group.store(group); }
 
 void prepare_child_process(pid_t parent, pid_t group) {
   // Until exec this is a copy of the parent: a signal must not just set the copy's flag.
-  ::signal(SIGINT, SIG_DFL);
-  ::signal(SIGTERM, SIG_DFL);
+  for (const int signal : kStopSignals) ::signal(signal, SIG_DFL);
   ::setpgid(0, group);
   ::prctl(PR_SET_PDEATHSIG, SIGKILL);
   if (::getppid() != parent) ::_exit(1);  // the parent died before prctl: nobody waits for us

@@ -1,6 +1,9 @@
 #include "harness/run/matrix_runner.h"
 
+#include <sys/statvfs.h>
+
 #include <algorithm>
+#include <cstdlib>
 #include <filesystem>
 #include <cstdio>
 #include <iostream>
@@ -21,6 +24,9 @@
 
 namespace gpubench {
 namespace {
+
+// Below this much free space a file system counts as full for a result of a few kB.
+constexpr double kFullBelowBytes = 1 << 20;
 
 nlohmann::json read_child_result(const std::string& path) {
   std::FILE* file = std::fopen(path.c_str(), "rb");
@@ -54,6 +60,15 @@ RankReport report_of(const RankExit& exit, const nlohmann::json& row) {
   return report;
 }
 
+// A rank's report, its reason naming the unwritable folder when it could not write its result.
+RankReport report_of(const RankExit& exit, const nlohmann::json& row, const std::string& result_path) {
+  RankReport report = report_of(exit, row);
+  if (!report.ok && row.is_null() && !exit.timed_out && !exit.interrupted && exit.signal == 0 &&
+      exit.exit_code == kChildResultNotWritten)
+    report.reason = unwritten_result_reason(result_path);
+  return report;
+}
+
 // A ddp-N config: N child processes, one per rank (or this rank's under an external
 // launcher). Rank 0's result is the row when every rank succeeded; otherwise the config
 // fails with each failed rank's reason.
@@ -84,7 +99,7 @@ nlohmann::json run_ddp_config(const MatrixRun& run, RankLauncher& ranks, std::si
       row = rank_row;
       rank0_exit_clean = exit.ok();
     }
-    local.emplace_back(rank, report_of(exit, rank_row));
+    local.emplace_back(rank, report_of(exit, rank_row, result_path(rank)));
   }
   if (run.collect_trace) {
     const nlohmann::json spans = read_child_result(trace_path);
@@ -128,6 +143,8 @@ nlohmann::json run_single_config(const MatrixRun& run, std::size_t index, const 
   if (run.collect_trace) argv.insert(argv.end(), {"--child-trace", trace_path});
   const ChildOutcome outcome = run_child_process(argv, run.settings.config_timeout_s);
   nlohmann::json row = child_row(config, outcome, read_child_result(result_path));
+  if (!outcome.timed_out && !outcome.interrupted && outcome.signal == 0 && outcome.exit_code == kChildResultNotWritten)
+    row["reason"] = unwritten_result_reason(result_path);
   std::remove(result_path.c_str());
   if (run.collect_trace) {
     const nlohmann::json spans = read_child_result(trace_path);
@@ -140,6 +157,22 @@ nlohmann::json run_single_config(const MatrixRun& run, std::size_t index, const 
 }
 
 }  // namespace
+
+std::string unwritten_result_reason(const std::string& result_path) {
+  const std::string folder = std::filesystem::path(result_path).parent_path().string();
+  const char* tmpdir = std::getenv("TMPDIR");
+  const std::string where = tmpdir != nullptr && *tmpdir != '\0' ? "TMPDIR '" + std::string(tmpdir) + "'" : "/tmp";
+  std::string reason = "child process exit code " + std::to_string(kChildResultNotWritten) +
+                       ": it could not write its result in the run's private folder '" + folder + "' (in " + where + ")";
+  struct statvfs space {};
+  if (::statvfs(folder.c_str(), &space) == 0) {
+    const double free_bytes = static_cast<double>(space.f_bavail) * static_cast<double>(space.f_frsize);
+    if (free_bytes < kFullBelowBytes || space.f_favail == 0)
+      return reason + ": that file system is full (" + std::to_string(static_cast<long long>(free_bytes / 1024)) +
+             " KiB" + (space.f_favail == 0 ? ", no inode" : "") + " free); expected TMPDIR on one with room";
+  }
+  return reason + "; its error is above";
+}
 
 nlohmann::json status_row(const Config& config, const std::string& status, const std::string& reason) {
   return {{"config_id", config.id()},
@@ -217,11 +250,12 @@ MatrixOutput run_matrix(const MatrixRun& run, const std::function<void(std::size
     output.results.push_back(row);
     on_result(index, row);
     if (interrupt_signal() != 0) {
-      // The running config was stopped (its row says so); the rest never started.
-      for (std::size_t rest = index + 1; rest < run.configs.size(); ++rest) {
-        output.results.push_back(status_row(run.configs[rest], "skipped", "not run: interrupted (" + interrupt_signal_name() + ")"));
-        on_result(rest, output.results.back());
-      }
+      // The running config was stopped (its row says so); the rest never started. Added
+      // without on_result: a caller that rewrites its report per row would rewrite it once
+      // per id left (thousands of ids: minutes after Ctrl-C); it writes the final one.
+      const std::string reason = "not run: interrupted (" + interrupt_signal_name() + ")";
+      for (std::size_t rest = index + 1; rest < run.configs.size(); ++rest)
+        output.results.push_back(status_row(run.configs[rest], "skipped", reason));
       break;
     }
   }

@@ -43,7 +43,8 @@ struct MatrixOutput {
 // or times out is `failed` with its reason; the matrix always goes on.
 // `on_result` is called after each config (progress, incremental report writes). When
 // this process is interrupted (io/interrupt.h) the running config is stopped and fails,
-// and every config after it is `skipped` with "not run: interrupted (SIGINT)".
+// and every config after it is `skipped` with "not run: interrupted (SIGINT)": those rows
+// are in the output only, without on_result.
 MatrixOutput run_matrix(const MatrixRun& run,
                                        const std::function<void(std::size_t index, const nlohmann::json&)>& on_result);
 
@@ -52,6 +53,14 @@ nlohmann::json status_row(const Config& config, const std::string& status, const
 
 // Exit code of a config child that failed and wrote its reason (a `failed` row).
 constexpr int kChildFailedWithReason = 3;
+// Exit code of a config child that could not write its result file (the matrix's "an
+// output could not be written", cli/matrix_command.h).
+constexpr int kChildResultNotWritten = 4;
+
+// The reason of a config whose child ended with kChildResultNotWritten: the folder it could
+// not write in (the run's private folder, in TMPDIR) and, when that file system is full,
+// that it is and how much is left, where "exit code 4" alone named nothing.
+std::string unwritten_result_reason(const std::string& result_path);
 
 // The row of a config child from how it ended and what it wrote (null: nothing). Only an
 // exit 0 makes a written row count as it stands; exit kChildFailedWithReason counts only

@@ -24,18 +24,37 @@ bool clearly_faster(const nlohmann::json& candidate, const nlohmann::json& base)
   return interval && interval->first > 1.0;
 }
 
+constexpr double kGiB = 1024.0 * 1024 * 1024;
+
+// Thrown when TuneOptions::stop_reason asks the search to end; run() catches it.
+struct Stopped {
+  std::string reason;
+};
+
 class Search {
  public:
   Search(const TuneOptions& options, const TuneMeasure& measure) : options_(options), measure_(measure) {}
 
   TuneResult run() {
-    std::size_t best = greedy();
-    if (rate(result_.steps[best].row) > 0) best = doubling(best);
-    finals();
+    try {
+      std::size_t best = greedy();
+      if (usable(best)) best = doubling(best);  // a plain config over the budget is not doubled
+      finals();
+    } catch (const Stopped& stop) {
+      result_.stopped = stop.reason;
+      result_.winner = result_.runner_up = std::nullopt;
+      result_.summary = fmt::format("no winner: the search was {} after {} measurement(s); the report holds them",
+                                    stop.reason, result_.steps.size());
+    }
     return std::move(result_);
   }
 
  private:
+  void stop_if_asked() const {
+    if (!options_.stop_reason) return;
+    if (std::string reason = options_.stop_reason(); !reason.empty()) throw Stopped{std::move(reason)};
+  }
+
   // Measures a candidate and records it; returns its index. A short window already
   // measured (greedy swaps one Adam kernel for another, reaching a stack it saw) is reused.
   std::size_t measure(const std::string& phase, int round, const Config& config, std::int64_t batch, TuneWindow window) {
@@ -43,6 +62,7 @@ class Search {
       for (std::size_t i = 0; i < result_.steps.size(); ++i)
         if (result_.steps[i].phase != "final" && result_.steps[i].config == config && result_.steps[i].batch_size == batch)
           return i;
+    stop_if_asked();
     TuneStep step{phase, round, config, batch, nlohmann::json(), ""};
     if (const auto reason = options_.skip_reason ? options_.skip_reason(config) : std::nullopt) {
       step.row = status_row(config, "skipped", *reason);
@@ -53,11 +73,28 @@ class Search {
     if (step.row.value("status", "") != "ok") {
       step.outcome = step.row.value("status", "failed") + ": " + step.row.value("reason", "");
     } else if (options_.memory_budget_bytes > 0 && tune_row_memory(step.row) > options_.memory_budget_bytes) {
-      step.outcome = fmt::format("over budget: {:.2f} GiB of {:.2f} GiB", tune_row_memory(step.row) / (1 << 30),
-                                 options_.memory_budget_bytes / (1 << 30));
+      step.outcome = fmt::format("over budget: {:.2f} GiB of {:.2f} GiB", tune_row_memory(step.row) / kGiB,
+                                 options_.memory_budget_bytes / kGiB);
     }
     result_.steps.push_back(std::move(step));
+    stop_if_asked();  // the candidate it stopped is in the steps, as it ended
     return result_.steps.size() - 1;
+  }
+
+  // Why no candidate is usable: none trained, or every one that trained was over budget.
+  std::string no_winner_summary() const {
+    std::optional<std::size_t> smallest;
+    for (std::size_t i = 0; i < result_.steps.size(); ++i)
+      if (rate(result_.steps[i].row) > 0 &&
+          (!smallest || tune_row_memory(result_.steps[i].row) < tune_row_memory(result_.steps[*smallest].row)))
+        smallest = i;
+    if (!smallest) return "no candidate trained: see each step's outcome";
+    const TuneStep& step = result_.steps[*smallest];
+    if (usable(*smallest)) return "no finalist trained within the memory budget again: see each step's outcome";
+    return fmt::format("no candidate fits the memory budget of {:.2f} GiB: the smallest peak seen was {:.2f} GiB ({} "
+                       "--batch-size {}); a larger --memory-budget, or a smaller --batch-size, may fit",
+                       options_.memory_budget_bytes / kGiB, tune_row_memory(step.row) / kGiB, step.config.id(),
+                       step.batch_size);
   }
 
   // It trained, within the memory budget.
@@ -132,7 +169,7 @@ class Search {
     std::stable_sort(measured.begin(), measured.end(),
                      [&](std::size_t a, std::size_t b) { return rate(result_.steps[a].row) > rate(result_.steps[b].row); });
     if (measured.empty() || !usable(measured[0])) {
-      result_.summary = "no candidate trained: see each step's outcome";
+      result_.summary = no_winner_summary();
       return;
     }
     result_.winner = measured[0];

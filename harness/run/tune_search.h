@@ -36,6 +36,9 @@ struct TuneOptions {
   int finalists = 2;
   // Why this machine cannot run a config (capability and Machine rules), if it cannot.
   std::function<std::optional<std::string>(const Config&)> skip_reason;
+  // Why the search must stop now ("interrupted (SIGINT)"), or "" to go on: asked before and
+  // after each candidate, so a signal ends the search after the candidate it stopped.
+  std::function<std::string()> stop_reason;
 };
 
 struct TuneStep {
@@ -53,12 +56,17 @@ struct TuneResult {
   double margin = 0;                             // winner's samples/s over the runner-up's
   std::optional<std::pair<double, double>> margin_ci95;  // none when a row's spread is unknown
   std::string summary;  // one line a user reads
+  // Why the search ended early (TuneOptions::stop_reason's text), "" when it finished: the
+  // steps are then what it measured until then, and there is no winner.
+  std::string stopped;
 };
 
 // The peak memory of a row for the budget: the device allocator's reserved peak on a GPU,
 // the training steps' host peak on the CPU (the process peak without them else).
 double tune_row_memory(const nlohmann::json& row);
 
+// With no usable candidate the summary says why: none trained, or none fitted the memory
+// budget (with the smallest peak seen). A plain config over the budget is not doubled.
 TuneResult tune_search(const TuneOptions& options, const TuneMeasure& measure);
 
 }  // namespace gpubench

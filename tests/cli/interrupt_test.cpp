@@ -155,6 +155,55 @@ TEST_F(Interrupt, SigtermDoesTheSameAndExits143) {
   expect_second_config_not_run("SIGTERM");
 }
 
+// A dropped SSH session (SIGHUP) is a stop request like SIGTERM, not a death with no report.
+TEST_F(Interrupt, SighupDoesTheSameAndExits129) {
+  const pid_t gpubench = start_two_configs_and_wait_for_training();
+  expect_exit_after_signal(gpubench, SIGHUP, 129, std::chrono::seconds(30));
+  expect_second_config_not_run("SIGHUP");
+}
+
+// 5,115 ids (the audit's matrix): the ids after the stopped config are marked not run and
+// the report written once, within seconds; it was rewritten once per id left (~250 s).
+TEST_F(Interrupt, AMatrixOfThousandsOfIdsEndsWithinSecondsOfASignal) {
+  std::string spec = "mlp/cpu/fp32";
+  for (const std::string base : {"mlp/cpu/fp32", "mlp/cpu/bf16", "cnn/cpu/fp32", "cnn/cpu/bf16", "transformer/cpu/fp32"})
+    for (int k = 2; k <= 1024; ++k) spec += "," + base + "/acc" + std::to_string(k);
+  const pid_t gpubench = start({"--matrix", spec, "--steps", "1000000", "--warmup", "0", "--format", "json",
+                                "--out", dir_ + "/report.json"});
+  ASSERT_TRUE(wait_until([&] { return !processes_marked(marker_, "--child-config mlp/cpu/fp32 ").empty(); },
+                         std::chrono::seconds(120)))
+      << slurp(dir_ + "/log");
+  const auto signalled = Clock::now();
+  expect_exit_after_signal(gpubench, SIGTERM, 143, std::chrono::seconds(60));
+  std::cout << "exited " << std::chrono::duration<double>(Clock::now() - signalled).count() << " s after SIGTERM\n";
+  const auto report = test_support::read_json(dir_ + "/report.json");
+  ASSERT_EQ(report["results"].size(), 5116u);
+  EXPECT_EQ(report["results"][5115]["reason"], "not run: interrupted (SIGTERM)");
+}
+
+// gpubench tune: a signal stops the running candidate as in the matrix, then the search;
+// the search so far is written, the private folder in TMPDIR removed, and the exit code is
+// the signal's (it died by the signal, with neither).
+TEST_F(Interrupt, TuneStopsItsCandidateWritesThePartialSearchAndExitsBySignal) {
+  for (const auto& [signal, name] : {std::pair{SIGINT, "SIGINT"}, std::pair{SIGTERM, "SIGTERM"}, std::pair{SIGHUP, "SIGHUP"}}) {
+    SCOPED_TRACE(name);
+    const std::string out = dir_ + "/search-" + name + ".json";
+    const pid_t gpubench = start({"tune", "mlp", "--steps", "1000000", "--warmup", "0", "--threads", "1", "--out", out});
+    ASSERT_TRUE(wait_until([&] { return !processes_marked(marker_, "--child-config").empty(); }, std::chrono::seconds(30)))
+        << slurp(dir_ + "/log");
+    std::this_thread::sleep_for(std::chrono::seconds(1));  // the candidate is training now
+    expect_exit_after_signal(gpubench, signal, 128 + signal, std::chrono::seconds(30));
+    const auto report = test_support::read_json(out);
+    EXPECT_EQ(report["tune"]["stopped"], "interrupted (" + std::string(name) + ")") << report["tune"].dump(1);
+    ASSERT_EQ(report["tune"]["steps"].size(), 1u) << "the plain config, stopped; nothing after it";
+    EXPECT_NE(report["results"][0]["reason"].get<std::string>().find("interrupted"), std::string::npos);
+    EXPECT_NE(slurp(dir_ + "/log").find(std::string("gpubench: interrupted by ") + name), std::string::npos)
+        << slurp(dir_ + "/log");
+    for (const auto& entry : std::filesystem::directory_iterator(dir_))
+      EXPECT_NE(entry.path().filename().string().rfind("gpubench-", 0), 0u) << "left in TMPDIR: " << entry.path();
+  }
+}
+
 // coreutils timeout (and a terminal plus a launcher) deliver one request twice: still one
 // request, the report is written.
 TEST_F(Interrupt, ASignalDeliveredTwiceAtOnceIsOneRequest) {

@@ -128,5 +128,22 @@ TEST(OutputFiles, AFinalWriteThatFailsStillPrintsTheTableAndExitsFour) {
       << result.output;
 }
 
+// A full TMPDIR (where the run's private folder is): the config's child cannot write its
+// result. Its row said "exit code 4 before writing a result"; it names the folder and that
+// its file system is full. A real tmpfs, filled; needs root (mount), skipped elsewhere.
+TEST(OutputFiles, AFullTmpdirIsNamedAsTheCauseOfAnUnwrittenResult) {
+  const std::string dir = test_support::make_temp_dir("full-tmpdir"), tmp = dir + "/tmp";
+  ::mkdir(tmp.c_str(), 0700);
+  if (run_command("mount -t tmpfs -o size=256k tmpfs " + tmp).exit_code != 0) GTEST_SKIP() << "cannot mount a tmpfs here";
+  run_command("dd if=/dev/zero of=" + tmp + "/fill bs=4k");  // until it is full
+  const auto result = run_command("TMPDIR=" + tmp + " " + kQuickRun + " --checkpoint-check off --out " + dir + "/r.json");
+  run_command("umount " + tmp);
+  EXPECT_EQ(result.exit_code, 0) << "a failed config is a row: " << result.output;
+  EXPECT_NE(result.output.find("could not write its result in the run's private folder '" + tmp + "/gpubench-"),
+            std::string::npos)
+      << result.output;
+  EXPECT_NE(result.output.find("(in TMPDIR '" + tmp + "'): that file system is full"), std::string::npos) << result.output;
+}
+
 }  // namespace
 }  // namespace gpubench

@@ -113,5 +113,42 @@ TEST(TuneSearch, NothingTrainsIsAnAnswerToo) {
   EXPECT_EQ(result.steps[0].outcome, "skipped: no CUDA device");
 }
 
+// Every candidate trained and was over the budget: the answer says none fits, with the
+// smallest peak seen, not "no candidate trained"; and the plain config over the budget is
+// not doubled (a doubled batch only needs more).
+TEST(TuneSearch, NoneFitsTheBudgetSaysSoWithTheSmallestPeakAndDoesNotDouble) {
+  FakeMachine machine;
+  TuneOptions o = options();
+  o.memory_budget_bytes = 100.0 * 100;  // the plain config's batch of 256 needs 25600
+  const TuneResult result =
+      tune_search(o, [&](const Config& c, std::int64_t b, TuneWindow w) { return machine.measure(c, b, w); });
+  EXPECT_FALSE(result.winner);
+  EXPECT_EQ(machine.calls, 1) << "only the plain config: over the budget, nothing is added to it or doubled";
+  for (const auto& step : result.steps) EXPECT_NE(step.phase, "batch") << step.batch_size;
+  EXPECT_NE(result.summary.find("no candidate fits the memory budget of 0.00 GiB: the smallest peak seen was 0.00 GiB "
+                                "(mlp/cpu/fp32 --batch-size 256)"),
+            std::string::npos)
+      << result.summary;
+}
+
+// SIGINT (stop_reason) during a candidate: that candidate's row is kept as it ended, no
+// other is measured, and the summary says the search was stopped.
+TEST(TuneSearch, AStopRequestEndsTheSearchAfterTheCandidateItStopped) {
+  FakeMachine machine;
+  TuneOptions o = options();
+  std::string stop;
+  o.stop_reason = [&] { return stop; };
+  const TuneResult result = tune_search(o, [&](const Config& c, std::int64_t b, TuneWindow w) {
+    if (machine.calls == 2) stop = "interrupted (SIGINT)";
+    return machine.measure(c, b, w);
+  });
+  EXPECT_EQ(result.stopped, "interrupted (SIGINT)");
+  EXPECT_FALSE(result.winner);
+  EXPECT_EQ(machine.calls, 3);
+  EXPECT_EQ(result.steps.size(), 3u) << "the stopped candidate is a step";
+  EXPECT_NE(result.summary.find("the search was interrupted (SIGINT) after 3 measurement(s)"), std::string::npos)
+      << result.summary;
+}
+
 }  // namespace
 }  // namespace gpubench
