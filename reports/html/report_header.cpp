@@ -1,5 +1,7 @@
 #include "reports/html/report_header.h"
 
+#include <sys/stat.h>
+
 #include <fstream>
 #include <nlohmann/json.hpp>
 
@@ -57,6 +59,10 @@ class CreatedScanner : public json::json_sax_t {
 }  // namespace
 
 std::string scan_created_utc(const std::string& path) {
+  // A regular file only (after links): opening a FIFO, or a link to one, waits for a writer
+  // that never comes; the full load that follows names what it is.
+  struct stat info {};
+  if (::stat(path.c_str(), &info) != 0 || !S_ISREG(info.st_mode)) return "";
   std::ifstream in(path, std::ios::binary);
   if (!in) return "";
   CreatedScanner scanner;

@@ -8,8 +8,8 @@
 namespace gpubench {
 
 // The top-level "created_utc" string of the JSON file at `path`, or "" when the file
-// cannot be read, is not JSON up to that key, or has none (the full load that follows
-// reports what is wrong with it).
+// cannot be read, is not a regular file (a FIFO is not opened: never waited on), is not
+// JSON up to that key, or has none (the full load that follows reports what is wrong).
 std::string scan_created_utc(const std::string& path);
 
 }  // namespace gpubench

@@ -3,8 +3,14 @@
 // marks, read one report at a time.
 #include <gtest/gtest.h>
 
+#include <sys/stat.h>
+
+#include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <future>
+#include <memory>
+#include <thread>
 
 #include "core/config/errors.h"
 #include "reports/compare/report_loader.h"
@@ -227,6 +233,32 @@ TEST_F(HistoryFolder, ScansCreatedTimeWithoutTheRestAndToleratesBadFiles) {
   write_text("c.json", R"({"created_utc": 5})");
   EXPECT_EQ(scan_created_utc(dir + "/c.json"), "");
   EXPECT_EQ(scan_created_utc(dir + "/missing.json"), "");
+}
+
+// A FIFO in the folder, or a link to one, was opened to look for its date and waited on
+// forever: now it is named by the load that follows, as not a regular file.
+TEST_F(HistoryFolder, AFifoOrALinkToOneIsNamedNotWaitedOn) {
+  write("a.json", synthetic_report(SyntheticSpec{}));
+  ASSERT_EQ(::mkfifo((dir + "/pipe").c_str(), 0600), 0);
+  for (const std::string& name : {"f.json", "l.json"}) {
+    SCOPED_TRACE(name);
+    if (name == "f.json") ASSERT_EQ(::mkfifo((dir + "/f.json").c_str(), 0600), 0);
+    else std::filesystem::create_symlink(dir + "/pipe", dir + "/l.json");
+    auto outcome = std::make_shared<std::promise<std::string>>();
+    std::future<std::string> said = outcome->get_future();
+    std::thread([outcome, folder = dir] {
+      try {
+        history_page_data(folder, CompareOptions{});
+        outcome->set_value("");
+      } catch (const UsageError& error) {
+        outcome->set_value(error.what());
+      }
+    }).detach();  // one blocked at the bound stays behind; the process exits over it
+    ASSERT_EQ(said.wait_for(std::chrono::seconds(60)), std::future_status::ready) << "still waiting on " << name;
+    const std::string why = said.get();
+    EXPECT_NE(why.find(dir + "/" + name + "': not a regular file (a device, FIFO or socket)"), std::string::npos) << why;
+    std::filesystem::remove(dir + "/" + name);
+  }
 }
 
 }  // namespace
