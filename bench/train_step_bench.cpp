@@ -1,7 +1,9 @@
 // One fp32 training step (forward, loss, backward, Adam step) per workload, on the CPU
 // always and on CUDA where LibTorch has it: the best a config could do with free data,
 // so CPU-only users get a ceiling for their training throughput too.
+#include <algorithm>
 #include <cmath>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -10,6 +12,9 @@
 
 #include "bench/cuda_availability.h"
 #include "bench/registrations.h"
+#include "core/device/cuda_memory_stats.h"
+#include "core/device/host_memory_limit.h"
+#include "harness/run/memory_check.h"
 #include "workloads/workload.h"
 
 namespace gpubench::bench {
@@ -23,6 +28,20 @@ void synchronize(const torch::Device& device) {
   if (device.is_cuda()) torch::cuda::synchronize();
 }
 
+// The matrix's up-front refusal (harness/run/memory_check.h) of this benchmark's one config,
+// fp32 at the workload's default batch: a step that cannot fit is skipped with the estimate,
+// never grown until the OOM killer ends the whole run (llama on a CPU: 24 GB and counting).
+std::optional<std::string> memory_refusal(const std::string& workload_name, const torch::Device& device) {
+  Config config;
+  config.workload = workload_name;
+  config.device = device.is_cuda() ? DeviceKind::Cuda : DeviceKind::Cpu;
+  const RunSettings defaults;  // the workload's default batch, as this benchmark takes
+  if (device.is_cuda()) return device_memory_refusal(config, defaults, static_cast<double>(cuda_device_memory(0).free_bytes));
+  const auto limit = host_memory_limit();
+  if (!limit) return std::nullopt;
+  return host_memory_fit(config, defaults, static_cast<double>(limit->available_bytes), limit->source).refusal;
+}
+
 void train_step_benchmark(benchmark::State& state, const std::string& device_name, const std::string& workload_name) {
   if (device_name == "cuda") {
     if (auto reason = torch_cuda_unavailable_reason()) {
@@ -31,6 +50,11 @@ void train_step_benchmark(benchmark::State& state, const std::string& device_nam
     }
   }
   const torch::Device device = device_name == "cuda" ? torch::Device(torch::kCUDA, 0) : torch::Device(torch::kCPU);
+  if (auto why = memory_refusal(workload_name, device)) {
+    why->erase(std::min(why->size(), why->find("; a smaller --batch-size")));  // the matrix's flags, not the bench's
+    state.SkipWithError(("skipped, as the matrix skips " + workload_name + "/" + device_name + "/fp32: " + *why).c_str());
+    return;
+  }
   const auto workload = make_workload(workload_name);
   const std::int64_t batch_size = workload->default_batch_size(device.is_cuda() ? DeviceKind::Cuda : DeviceKind::Cpu);
   const auto all = workload->make_dataset({kResidentBatches * batch_size, 1, ""}).first(kResidentBatches * batch_size);

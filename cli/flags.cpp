@@ -266,6 +266,7 @@ CliOptions parse_command_line(int argc, const char* const* argv) {
                  "Start N ranks of this command on this host, as torchrun --nproc-per-node N would (for ddp-N configs; docs/ddp.md)");
   app.add_option("--child-config", options.child_config)->group("");
   app.add_option("--child-result", options.child_result)->group("");
+  app.add_option("--child-probe-model", options.child_probe_model)->group("");
   app.add_option("--child-trace", options.settings.trace_path)->group("");
   app.add_option("--test-step-delay-ms", raw.test_step_delay_ms)->group("");
 
@@ -323,7 +324,11 @@ CliOptions parse_command_line(int argc, const char* const* argv) {
   if (!options.settings.hta_dir.empty())
     options.settings.hta_dir = std::filesystem::absolute(options.settings.hta_dir).lexically_normal().string();
   if (options.command == CliOptions::Command::Tune) return options;
-  if (!options.child_config.empty() || !options.child_result.empty()) {
+  if (!options.child_probe_model.empty()) {
+    if (options.child_result.empty() || !options.child_config.empty())
+      throw UsageError("--child-probe-model goes with --child-result alone (internal flags)");
+    options.command = CliOptions::Command::ProbeModel;
+  } else if (!options.child_config.empty() || !options.child_result.empty()) {
     if (options.child_config.empty() || options.child_result.empty())
       throw UsageError("--child-config and --child-result go together (internal flags)");
     options.command = CliOptions::Command::Child;

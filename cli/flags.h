@@ -9,7 +9,7 @@ namespace gpubench {
 
 // Everything the command line says, validated. Parsing never runs anything.
 struct CliOptions {
-  enum class Command { Matrix, List, Rules, Version, Help, Child, Compare, Tune, Report };
+  enum class Command { Matrix, List, Rules, Version, Help, Child, ProbeModel, Compare, Tune, Report };
   Command command = Command::Matrix;
   std::string help_text;
 
@@ -24,8 +24,9 @@ struct CliOptions {
   int nproc = 0;  // --nproc N: start N ranks of this command here (0: run as one process)
   int accumulate = 1;  // --accumulate K: micro-batches per optimizer step for every config
 
-  // Hidden: set by the parent when it re-executes itself for one config.
-  std::string child_config, child_result;
+  // Hidden: set by the parent when it re-executes itself for one config, or to probe one
+  // TorchScript --model (cli/model_probe.h).
+  std::string child_config, child_result, child_probe_model;
 
   // compare BASE NEW (each a report or a directory of runs)
   std::string compare_base, compare_new, compare_threshold = "5%", compare_metric = "samples_per_s";

@@ -12,6 +12,7 @@
 #include "cli/compare_command.h"
 #include "cli/flags.h"
 #include "cli/matrix_command.h"
+#include "cli/model_probe.h"
 #include "cli/report_command.h"
 #include "cli/tune_command.h"
 #include "core/config/errors.h"
@@ -57,8 +58,17 @@ int main(int argc, char** argv) {
     // Before any tensor: the setting applies to the allocations made after it.
     if (options.command == CliOptions::Command::Matrix || options.command == CliOptions::Command::Child)
       gpubench::configure_host_malloc(options.settings.host_malloc);
-    // --model workloads exist from here on, in this process as in every config child.
-    gpubench::register_models(options.settings);
+    // One TorchScript --model's probe, for a parent: nothing else is registered.
+    if (options.command == CliOptions::Command::ProbeModel) return gpubench::run_probe_child_command(options);
+    // --model workloads exist from here on, in this process as in every config child. A
+    // config's child probes an archive in itself (its own process bounds it); any other
+    // command in a child of its own (cli/model_probe.h).
+    gpubench::register_models(options.settings, options.command == CliOptions::Command::Child
+                                                    ? gpubench::ArchiveProber()
+                                                    : gpubench::probe_in_child_process(options.settings));
+    if (options.command != CliOptions::Command::Child)
+      for (const std::string& notice : gpubench::registered_model_notices())
+        std::cerr << "gpubench: warning: " << gpubench::printable(notice) << "\n";
     switch (options.command) {
       case CliOptions::Command::Help:
         std::cout << options.help_text;
@@ -71,6 +81,8 @@ int main(int argc, char** argv) {
         return with_stdout_checked(0);
       case CliOptions::Command::Child:
         return gpubench::run_child_command(options);
+      case CliOptions::Command::ProbeModel:
+        break;  // returned above
       case CliOptions::Command::Tune:
         gpubench::configure_host_malloc(options.settings.host_malloc);
         return with_stdout_checked(gpubench::run_tune_command(options, joined_command_line(argc, argv)));

@@ -1,5 +1,8 @@
 #include "workloads/config_model.h"
 
+#include <dirent.h>
+
+#include <algorithm>
 #include <filesystem>
 
 #include "core/config/errors.h"
@@ -22,6 +25,37 @@ Located locate(const std::string& name, const std::string& path) {
   throw UsageError("--model " + name + "='" + path + "' is neither a folder holding config.json nor a config.json file");
 }
 
+// Every weight in a dtype the loader converts to fp32 (SafetensorsFile::tensor), checked
+// before any config runs rather than failing each config's load.
+void check_weight_dtypes(const SafetensorsWeights& weights, const WeightMapping& mapping) {
+  std::string listed;
+  int wrong = 0;
+  for (const std::string& name : weights.names()) {
+    const std::string& dtype = weights.dtype(name);
+    if (mapping.ignored(name) || dtype == "F32" || dtype == "BF16" || dtype == "F16") continue;
+    if (++wrong <= 3) listed += (listed.empty() ? "" : ", ") + name + " is " + dtype + " (in '" + weights.source(name) + "')";
+  }
+  if (wrong > 0)
+    throw UsageError("weights '" + weights.listing() + "': " + listed + (wrong > 3 ? ", and " + std::to_string(wrong - 3) + " more" : "") +
+                     ": expected F32, BF16 or F16 weights (gpubench trains from fp32 copies of them)");
+}
+
+// A tied model's head is its embedding: a file that also holds the head (lm_head.weight)
+// must hold the same values there, or the config and the file disagree about the model.
+void check_tied_copies(const DecoderConfig& config, const SafetensorsWeights& weights, const WeightMapping& mapping,
+                       const ExpectedWeights& expected) {
+  for (const auto& [copy, ours] : mapping.tied) {
+    const bool owned = std::any_of(expected.begin(), expected.end(), [&](const auto& e) {
+      return mapping.to_reference(e.first).reference_name == copy;
+    });
+    const std::string embedding = mapping.to_reference(ours).reference_name;
+    if (owned || !weights.contains(copy) || weights.same_values(copy, embedding)) continue;
+    throw UsageError("weights '" + weights.listing() + "': " + copy + " differs from " + embedding + ", but config.json '" +
+                     config.path + "' ties them (tie_word_embeddings true: the head is the embedding): expected the "
+                     "two equal, or tie_word_embeddings false for a model with a head of its own");
+  }
+}
+
 // The checkpoint's names against the family's, before any model is built; the mapping the
 // loader will use (GPT-2 files may lack "transformer.").
 WeightMapping checked_mapping(const DecoderConfig& config, const SafetensorsWeights& weights) {
@@ -41,6 +75,8 @@ WeightMapping checked_mapping(const DecoderConfig& config, const SafetensorsWeig
   if (!problems.empty())
     throw UsageError("weights '" + weights.listing() + "' do not match config.json '" + config.path + "' (" +
                      mapping.reference + "): " + problems);
+  check_weight_dtypes(weights, mapping);
+  check_tied_copies(config, weights, mapping, expected);
   return mapping;
 }
 
@@ -59,7 +95,48 @@ std::pair<std::int64_t, std::string> sequence_of(const DecoderConfig& config, st
                              : "the config's context (max_position_embeddings)"};
 }
 
+bool ends_with(const std::string& text, const std::string& end) {
+  return text.size() >= end.size() && text.compare(text.size() - end.size(), end.size(), end) == 0;
+}
+
+// The files of a folder that hold weights in formats gpubench does not read: PyTorch's
+// pickles (pytorch_model.bin and its shards, Meta's consolidated.*.pth), TensorFlow's,
+// Flax's, GGUF. readdir, not std::filesystem (LIBTORCH-COMPAT.md: libtorch's own copy).
+std::vector<std::string> unread_weight_files(const std::string& folder) {
+  std::vector<std::string> found;
+  DIR* dir = ::opendir(folder.c_str());
+  if (dir == nullptr) return found;
+  while (const dirent* entry = ::readdir(dir)) {
+    const std::string name = entry->d_name;
+    if ((name.rfind("pytorch_model", 0) == 0 && ends_with(name, ".bin")) || name == "tf_model.h5" ||
+        name == "flax_model.msgpack" || ends_with(name, ".pth") || ends_with(name, ".gguf"))
+      found.push_back(name);
+  }
+  ::closedir(dir);
+  std::sort(found.begin(), found.end());
+  return found;
+}
+
+std::string listed(const std::vector<std::string>& names) {
+  std::string text;
+  for (std::size_t i = 0; i < names.size() && i < 3; ++i) text += (i ? ", " : "") + names[i];
+  return text + (names.size() > 3 ? ", ..." : "");
+}
+
 }  // namespace
+
+std::optional<std::string> unread_weights_notice(const std::string& name, const std::string& path, bool random_weights) {
+  if (random_weights) return std::nullopt;
+  const Located where = locate(name, path);
+  std::error_code error;
+  for (const char* file : {SafetensorsWeights::kSingleFile, SafetensorsWeights::kIndexFile})
+    if (fs::exists(fs::path(where.folder) / file, error)) return std::nullopt;
+  const std::vector<std::string> unread = unread_weight_files(where.folder);
+  if (unread.empty()) return std::nullopt;
+  return "--model " + name + ": folder '" + where.folder + "' holds " + listed(unread) +
+         " but no safetensors, and gpubench reads safetensors only: " + name + " trains from random init (save the "
+         "weights with save_pretrained(folder, safe_serialization=True) to start from them, or say --weights random)";
+}
 
 LlamaShape llama_shape_of(const DecoderConfig& c) {
   LlamaShape s;
@@ -113,6 +190,8 @@ DecoderLmSpec read_config_model(const std::string& name, const std::string& path
   spec.parameters = config.parameter_count();
   spec.layers = config.num_hidden_layers;
   spec.attention_width = config.num_attention_heads * config.head_dim;
+  spec.kv_width = config.num_key_value_heads * config.head_dim;
+  spec.intermediate = config.intermediate_size;
   spec.hidden = config.hidden_size;
   spec.heads = config.num_attention_heads;
   spec.vocab = config.vocab_size;
@@ -129,7 +208,11 @@ DecoderLmSpec read_config_model(const std::string& name, const std::string& path
       " parameters; built by gpubench's " + spec.family + " family as transformers 5.17 computes it; next-token "
       "cross-entropy; Adam lr 1e-3";
   spec.definition["source"] = where.config_file;
-  spec.definition["weights"] = weights ? weights->listing() : random_weights ? "random (--weights random)" : "random (the folder has none)";
+  const std::vector<std::string> unread = weights || random_weights ? std::vector<std::string>{} : unread_weight_files(where.folder);
+  spec.definition["weights"] = weights          ? weights->listing()
+                               : random_weights ? "random (--weights random)"
+                               : unread.empty() ? "random (the folder has none)"
+                                                : "random (the folder's " + listed(unread) + " not read: safetensors only)";
   std::shared_ptr<const SafetensorsWeights> shared = weights ? std::make_shared<const SafetensorsWeights>(std::move(*weights)) : nullptr;
   // With no weights, the family's init draws them.
   WeightLoader load;

@@ -30,6 +30,12 @@ constexpr double kGpuShare = 0.6;
 DecoderLmSpec read_config_model(const std::string& name, const std::string& path, std::optional<std::int64_t> seq_len,
                                 bool random_weights);
 
+// What the terminal should hear when the --model's folder holds weights only in formats
+// gpubench does not read (pytorch_model.bin and its shards, tf_model.h5, flax_model.msgpack,
+// *.pth, *.gguf) and no safetensors: it trains from random init, which the row says too.
+// nullopt when it has safetensors, none of those, or with random_weights.
+std::optional<std::string> unread_weights_notice(const std::string& name, const std::string& path, bool random_weights);
+
 // The family shapes of a config (UsageError for a gpt2 config gpubench's GPT-2 cannot be:
 // an untied head).
 LlamaShape llama_shape_of(const DecoderConfig& config);

@@ -1,13 +1,14 @@
 #include "workloads/scripted_model.h"
 
 #include <algorithm>
-#include <fstream>
 #include <unordered_set>
 
 #include <torch/csrc/jit/passes/inliner.h>
 #include <torch/csrc/jit/runtime/graph_executor.h>
 
 #include "core/config/errors.h"
+#include "core/io/mapped_file.h"
+#include "workloads/formats/zip_directory.h"
 
 namespace gpubench {
 namespace {
@@ -22,13 +23,13 @@ std::string first_line(const std::string& text) { return text.substr(0, text.fin
 
 }  // namespace
 
-bool is_zip_archive(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  char magic[4] = {};
-  return in.read(magic, 4) && std::string(magic, 4) == std::string("PK\x03\x04", 4);
-}
-
 torch::jit::Module load_torchscript(const std::string& path) {
+  {
+    // The records' declared sizes before LibTorch allocates them.
+    const MappedFile file(path, "--model archive");
+    const auto entries = read_zip_directory(file.data(), file.size(), "--model archive '" + path + "' is not a TorchScript module");
+    check_declared_sizes(entries, file.size(), "--model archive '" + path + "'");
+  }
   torch::jit::setGraphExecutorOptimize(false);
   torch::jit::Module module;
   try {

@@ -12,18 +12,14 @@
 
 namespace gpubench {
 
-// Is this file a zip archive (its first bytes "PK\3\4")? How `--model` tells a TorchScript
-// file from a config.json, by content, not by the file's name; load_torchscript then tells
-// an archive without code (a torch.save() pickle, also a zip) from a module, saying so.
-bool is_zip_archive(const std::string& path);
-
 // Loads an archive for training, or throws UsageError naming the file and what is wrong
-// (not a zip, a pickle without code, a truncated archive, a forward that takes other than
-// one tensor). Autograd as in Python: the process's graph executor optimisation is switched
-// off (torch::jit::setGraphExecutorOptimize(false)) before the first forward, so the
-// profiling executor never swaps in its own differentiable graphs after a few calls:
-// warm-up and measured steps run the same code, and a CUDA Graph captures what a measured
-// step runs.
+// (not a zip, a pickle without code, a truncated archive, records declaring far more bytes
+// than the file holds: workloads/formats/zip_directory.h, LibTorch would allocate them
+// whole; a forward that takes other than one tensor). Autograd as in Python: the process's
+// graph executor optimisation is switched off (torch::jit::setGraphExecutorOptimize(false))
+// before the first forward, so the profiling executor never swaps in its own
+// differentiable graphs after a few calls: warm-up and measured steps run the same code,
+// and a CUDA Graph captures what a measured step runs.
 torch::jit::Module load_torchscript(const std::string& path);
 
 // Whether train()/eval() reaches the module's train-dependent ops (batch_norm, dropout):

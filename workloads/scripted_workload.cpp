@@ -10,7 +10,6 @@
 #include "workloads/data/synthetic_images.h"
 #include "workloads/data/token_windows.h"
 #include "workloads/model_flops.h"
-#include "workloads/op_flops.h"
 #include "workloads/scripted_model.h"
 
 namespace gpubench {
@@ -31,52 +30,18 @@ Model wrap_scripted(ScriptedModule module) {
 }  // namespace
 
 ScriptedWorkload::ScriptedWorkload(std::string name, std::string path, ScriptedTask task)
-    : name_(std::move(name)), path_(std::move(path)), task_(std::move(task)) {
-  ScriptedModule module(load_torchscript(path_));
-  for (const auto& p : module->parameters()) parameters_ += p.numel();
-  follows_train_eval_ = follows_train_eval(module->scripted);
-  // One forward of two samples, in eval mode and without gradients, against the task.
-  torch::Tensor output;
-  {
-    torch::NoGradGuard no_grad;
-    module->train(false);
-    const auto run = [&] {
-      try {
-        output = module->forward(example_batch(2));
-      } catch (const std::exception& error) {
-        // c10::Error, or the interpreter's JITException (a scripted assert or raise).
-        const auto* c10_error = dynamic_cast<const c10::Error*>(&error);
-        throw UsageError("--model archive '" + path_ + "': its forward fails on the task's input (" +
-                         fmt::format("{}", fmt::join(example_batch(2).sizes(), "x")) + "): " +
-                         std::string(c10_error ? c10_error->what_without_backtrace() : error.what()).substr(0, 300));
-      }
-    };
-    const std::int64_t counted = count_matmul_macs(run) / 2;  // two samples
-    forward_macs_ = counted;
-    flops_source_ = "counted by LibTorch's operator observer (at::RecordFunction) on one CPU forward";
-  }
-  const std::vector<std::int64_t> expected =
-      task_.kind == ScriptedTask::Kind::Classification ? std::vector<std::int64_t>{2, task_.classes}
-                                                       : std::vector<std::int64_t>{2, task_.seq_len, task_.vocab};
-  if (output.sizes().vec() != expected)
-    throw UsageError(fmt::format("--model archive '{}': its output for a batch of 2 is [{}]: expected [{}] ({})", path_,
-                                 fmt::join(output.sizes(), ", "), fmt::join(expected, ", "),
-                                 task_.kind == ScriptedTask::Kind::Classification ? "logits per class"
-                                                                                  : "logits per position and token"));
+    : ScriptedWorkload(name, path, task, probe_scripted_model(path, task)) {}
+
+ScriptedWorkload::ScriptedWorkload(std::string name, std::string path, ScriptedTask task, const ScriptedProbe& probe)
+    : name_(std::move(name)), path_(std::move(path)), task_(std::move(task)), parameters_(probe.parameters),
+      follows_train_eval_(probe.follows_train_eval), forward_macs_(probe.forward_macs),
+      flops_source_("counted by LibTorch's operator observer (at::RecordFunction) on one CPU forward") {
   if (task_.flops_per_sample) {
     forward_macs_ = std::llround(*task_.flops_per_sample / static_cast<double>(kFlopsPerMac * kTrainingPassesPerForward));
     flops_source_ = "--flops-per-sample (the user's count)";
   } else if (forward_macs_ == 0) {
     flops_source_ = "none counted (no matmul or convolution ran) and no --flops-per-sample";
   }
-}
-
-torch::Tensor ScriptedWorkload::example_batch(std::int64_t samples) const {
-  if (task_.kind == ScriptedTask::Kind::LanguageModel)
-    return torch::randint(0, task_.vocab, {samples, task_.seq_len}, torch::kInt64);
-  std::vector<std::int64_t> shape = {samples};
-  shape.insert(shape.end(), task_.input.begin(), task_.input.end());
-  return torch::randn(shape);
 }
 
 std::int64_t ScriptedWorkload::default_batch_size(DeviceKind device) const {

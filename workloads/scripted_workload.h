@@ -7,27 +7,18 @@
 #include <string>
 #include <vector>
 
+#include "workloads/scripted_probe.h"
 #include "workloads/workload.h"
 
 namespace gpubench {
 
-struct ScriptedTask {
-  enum class Kind { Classification, LanguageModel };
-  Kind kind = Kind::Classification;
-  std::vector<std::int64_t> input;  // classification: one sample's shape (3x224x224)
-  std::int64_t classes = 0;         // classification: the output's width; targets below it
-  std::int64_t vocab = 0;           // language model: token ids below it; logits [B, T, vocab]
-  std::int64_t seq_len = 0;         // language model: tokens per sample
-  // --flops-per-sample: training FLOPs (forward + backward) of one sample, the user's count.
-  std::optional<double> flops_per_sample;
-};
-
 class ScriptedWorkload final : public Workload {
  public:
-  // Loads and checks the archive (workloads/scripted_model.h) and one forward of two samples
-  // on the CPU against the task's output shape: UsageError naming the file and what is
-  // wrong (not a TorchScript module, a forward of another arity, an output of another shape).
+  // Probes the archive here (workloads/scripted_probe.h): UsageError naming the file and
+  // what is wrong.
   ScriptedWorkload(std::string name, std::string path, ScriptedTask task);
+  // With what a probe elsewhere found (the parent's, in a process of its own).
+  ScriptedWorkload(std::string name, std::string path, ScriptedTask task, const ScriptedProbe& probe);
 
   std::string name() const override { return name_; }
   std::int64_t default_batch_size(DeviceKind device) const override;
@@ -46,8 +37,6 @@ class ScriptedWorkload final : public Workload {
   std::optional<std::int64_t> declared_parameters() const override { return parameters_; }
 
  private:
-  torch::Tensor example_batch(std::int64_t samples) const;  // synthetic inputs of the task's shape
-
   std::string name_, path_;
   ScriptedTask task_;
   std::int64_t parameters_ = 0;

@@ -19,6 +19,15 @@ Writes into OUTDIR, with the venv's torch and torchvision, from fixed seeds:
   optional_mask.pt       a scripted classifier whose forward takes a batch and an optional mask
   asserts.pt             a scripted classifier whose forward asserts what the task's input is not
   wrong_shape.pt         a scripted classifier with 7 outputs (the tests ask for 10)
+  pool.pt                Linear(3, 10) on the spatial mean: the smallest classifier, for hostile tasks
+  int_logits.pt          pool.pt's logits cast to int64 (no gradient through them)
+  no_parameters.pt       a classifier without parameters
+  frozen.pt              pool.pt with every parameter's requires_grad off
+  detached.pt            pool.pt whose forward detaches its logits
+  hangs.pt               a classifier whose forward never returns (a loop on a counter)
+  huge_forward.pt        a classifier whose forward makes torch.ones(1500000000) (6 GB)
+  inflating.pt           pool.pt re-zipped with one more record, deflated, that inflates to 512 MiB
+  legacy.pt              torch.save(pool's state_dict) in the legacy (pre-1.6, not zip) format
 
 Usage: scripted_reference.py OUTDIR
 """
@@ -97,6 +106,58 @@ class Asserts(nn.Module):
         return self.fc(x.mean(dim=(2, 3)))
 
 
+class Pool(nn.Module):
+    def __init__(self, classes=10):
+        super().__init__()
+        self.fc = nn.Linear(3, classes)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self.fc(x.mean(dim=(2, 3)))
+
+
+class IntLogits(Pool):
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self.fc(x.mean(dim=(2, 3))).long()
+
+
+class NoParameters(nn.Module):
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return x.mean(dim=(2, 3)).sum(dim=1, keepdim=True).expand(-1, 10)
+
+
+class Detached(Pool):
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self.fc(x.mean(dim=(2, 3))).detach()
+
+
+class Hangs(Pool):
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        i = 0
+        while i >= 0:  # 2**63 steps of the interpreter: never, for a test
+            i = i + 1
+        return self.fc(x.mean(dim=(2, 3)))
+
+
+class HugeForward(Pool):
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self.fc(x.mean(dim=(2, 3))) + torch.ones([1500000000]).sum() * 0
+
+
+def inflating_copy(source, target, record_bytes):
+    """source's records, stored, plus a deflated record of zeros that inflates to record_bytes."""
+    import zipfile
+    with zipfile.ZipFile(source) as old, zipfile.ZipFile(target, "w") as new:
+        prefix = old.namelist()[0].split("/")[0]
+        for info in old.infolist():
+            new.writestr(info, old.read(info.filename), compress_type=zipfile.ZIP_STORED)
+        info = zipfile.ZipInfo(prefix + "/data/99")
+        info.compress_type = zipfile.ZIP_DEFLATED
+        with new.open(info, "w", force_zip64=True) as big:
+            chunk = bytes(1 << 20)
+            for _ in range(record_bytes >> 20):
+                big.write(chunk)
+
+
 def python_losses(model, x, y, lm):
     """The plainest Python loop: five Adam steps on one batch."""
     optimizer = torch.optim.Adam(model.parameters(), lr=1e-3)
@@ -151,6 +212,18 @@ def main(out):
     torch.jit.script(ConvBn(classes=7)).save(os.path.join(out, "wrong_shape.pt"))
     torch.jit.script(OptionalMask()).save(os.path.join(out, "optional_mask.pt"))
     torch.jit.script(Asserts()).save(os.path.join(out, "asserts.pt"))
+    torch.jit.script(Pool()).save(os.path.join(out, "pool.pt"))
+    torch.jit.script(IntLogits()).save(os.path.join(out, "int_logits.pt"))
+    torch.jit.script(NoParameters()).save(os.path.join(out, "no_parameters.pt"))
+    frozen = Pool()
+    for p in frozen.parameters():
+        p.requires_grad_(False)
+    torch.jit.script(frozen).save(os.path.join(out, "frozen.pt"))
+    torch.jit.script(Detached()).save(os.path.join(out, "detached.pt"))
+    torch.jit.script(Hangs()).save(os.path.join(out, "hangs.pt"))
+    torch.jit.script(HugeForward()).save(os.path.join(out, "huge_forward.pt"))
+    inflating_copy(os.path.join(out, "pool.pt"), os.path.join(out, "inflating.pt"), 512 << 20)
+    torch.save(Pool().state_dict(), os.path.join(out, "legacy.pt"), _use_new_zipfile_serialization=False)
 
 
 if __name__ == "__main__":

@@ -13,7 +13,10 @@
 #include "harness/profile/phase_timer.h"
 #include "harness/run/checkpoint_check.h"
 #include "harness/run/trainer.h"
+#include "core/io/mapped_file.h"
 #include "workloads/formats/safetensors_file.h"
+#include "workloads/formats/zip_directory.h"
+#include "workloads/model_registry.h"
 #include "workloads/scripted_workload.h"
 
 namespace gpubench {
@@ -142,8 +145,17 @@ TEST(ScriptedWorkload, BadArchivesAreUsageErrorsNamingTheFileAndTheProblem) {
            {"pickle.pt", "is not a TorchScript module"},
            {"two_inputs.pt", "forward takes 2 inputs without a default"},
            {"wrong_shape.pt", "its output for a batch of 2 is [2, 7]: expected [2, 10]"},
-           // The interpreter's JITException, not a c10::Error: once a fatal exit 1.
-           {"asserts.pt", "its forward fails on the task's input (2x3x8x8): "}}) {
+           // The interpreter's JITException, not a c10::Error: once a fatal exit 1. Its cause
+           // is the last line of its traceback (a cut at 300 characters lost it).
+           {"asserts.pt", "its forward fails on the task's input (2x3x8x8): RuntimeError: AssertionError: expected 4 "
+                          "channels (raised at File \""},
+           // Nothing a training step can train: refused up front, not a failed row per config.
+           {"int_logits.pt", "its output is Long: expected floating-point logits"},
+           {"no_parameters.pt", "has no parameters: expected a module with weights to train"},
+           {"frozen.pt", "all 2 of its parameters have requires_grad false (frozen)"},
+           {"detached.pt", "its output does not require grad"},
+           // A record that declares 512 MiB in a 0.5 MB file: refused before LibTorch allocates it.
+           {"inflating.pt", "its zip entries declare "}}) {
     try {
       ScriptedWorkload("bad", reference(file), classification({3, 8, 8}, 10));
       ADD_FAILURE() << file << " was accepted";
@@ -154,6 +166,39 @@ TEST(ScriptedWorkload, BadArchivesAreUsageErrorsNamingTheFileAndTheProblem) {
       EXPECT_EQ(what.find("frame #"), std::string::npos) << "no stack trace: " << what;
     }
   }
+}
+
+// The probe's input is estimated before it is allocated: 240 GB of fp32 was a C++ stack
+// trace (the catch handler built the batch again to print its shape), exit 1.
+TEST(ScriptedWorkload, AnInputTooLargeForThisMachineIsRefusedNamingTheFlag) {
+  REQUIRE_REFERENCES();
+  RunSettings settings;
+  settings.model_paths["s"] = reference("pool.pt");
+  settings.model_inputs["s"] = {3, 100000, 100000};
+  settings.model_classes["s"] = 10;
+  try {
+    register_models(settings);
+    ADD_FAILURE() << "a 240 GB probe input was accepted";
+  } catch (const UsageError& error) {
+    const std::string what = error.what();
+    EXPECT_EQ(what.rfind("--input s=3x100000x100000: a batch of 2 samples (2x3x100000x100000) is 223.5 GiB as fp32", 0), 0u)
+        << what;
+  }
+  settings.model_inputs["s"] = {1 << 20, 1 << 20, 1 << 20, 1 << 20};  // past 64 bits
+  EXPECT_THROW(register_models(settings), UsageError);
+}
+
+// torch.jit.save's archives (a ZIP64 end record always, tensor records stored, code
+// deflated) read as zips declaring about what they hold.
+TEST(ScriptedWorkload, TheArchivesTorchWritesReadAsZipsWithinTheirSize) {
+  REQUIRE_REFERENCES();
+  const MappedFile file(reference("resnet18.pt"), "archive");
+  const auto entries = read_zip_directory(file.data(), file.size(), "resnet18.pt");
+  std::uint64_t total = 0;
+  for (const ZipEntry& entry : entries) total += entry.uncompressed;
+  EXPECT_GT(entries.size(), 100u);
+  EXPECT_LE(total, file.size() + file.size() / 100);
+  EXPECT_NO_THROW(check_declared_sizes(entries, file.size(), "resnet18.pt"));
 }
 
 }  // namespace

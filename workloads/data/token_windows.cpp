@@ -160,6 +160,16 @@ std::int64_t first_id_out_of_range(const Token* tokens, std::int64_t count, std:
   return -1;
 }
 
+// Why a 4-byte id is out of range, where the likely cause is a nanoGPT uint16 file read
+// under a vocabulary that needs 4 bytes an id: its two halves are the uint16 ids it would be.
+std::string wide_id_reason(std::uint64_t id, std::size_t token_bytes, std::int64_t vocab) {
+  if (token_bytes != 4) return "";
+  return "; ids are read as uint32 (4 bytes each) because the vocabulary (" + std::to_string(vocab) +
+         ") is above 65536, and this one reads as the uint16 ids " + std::to_string(id & 0xFFFF) + " and " +
+         std::to_string(id >> 16) + ": a uint16 file (nanoGPT's train.bin) cannot hold such a vocabulary, expected "
+         "uint32 ids (numpy's astype(np.uint32).tofile)";
+}
+
 template <class Token>
 void check_length(const TokenStore<Token>& store, const TokenWindowOptions& options, const std::string& what) {
   if (store.count() < options.context + 1)
@@ -176,7 +186,8 @@ std::shared_ptr<const SampleReader> open_token_file_of(const std::string& path, 
     if (const std::int64_t bad = first_id_out_of_range(file->data(), file->count(), options.vocab); bad >= 0)
       throw UsageError(what + " has token id " + std::to_string(file->data()[bad]) + " at token " + std::to_string(bad) +
                        " (byte offset " + std::to_string(bad * static_cast<std::int64_t>(sizeof(Token))) +
-                       "): expected ids below the vocabulary (" + std::to_string(options.vocab) + ")");
+                       "): expected ids below the vocabulary (" + std::to_string(options.vocab) + ")" +
+                       wide_id_reason(static_cast<std::uint64_t>(file->data()[bad]), sizeof(Token), options.vocab));
   return std::make_shared<TokenWindowReader<Token>>(std::move(file), options);
 }
 

@@ -28,7 +28,9 @@ inline int token_bytes_for(std::int64_t vocab) { return vocab > 65536 ? 4 : 2; }
 // A nanoGPT train.bin (uint16 ids in the machine's byte order, as numpy's tofile writes
 // them), or its uint32 twin (token_bytes_for(vocab) 4), memory-mapped. Refused up front (UsageError
 // naming the file): not a regular file, a byte count that is not a whole number of ids,
-// fewer tokens than one window, an id >= vocab, named with its byte offset (full_check). A file that
+// fewer tokens than one window, an id >= vocab, named with its byte offset (full_check; as
+// 4-byte ids, with the two uint16 ids it would be: a nanoGPT file under a vocabulary over
+// 65536 is the likely cause). A file that
 // shrinks or holds a bad id mid-run fails the read with a std::runtime_error naming it.
 std::shared_ptr<const SampleReader> open_token_file(const std::string& path, const TokenWindowOptions& options);
 

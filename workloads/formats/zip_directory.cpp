@@ -132,7 +132,7 @@ void check_declared_sizes(const std::vector<ZipEntry>& entries, std::uint64_t fi
                    std::to_string(file_bytes) + "-byte file (" + excerpt(largest->name) + " alone " +
                    std::to_string(largest->uncompressed) + " from " + std::to_string(largest->compressed) +
                    "): expected at most " + std::to_string(kMaxInflation) + " times the file plus 64 MiB (torch.jit.save "
-                   "stores its records uncompressed)");
+                   "stores tensor records as they are)");
 }
 
 }  // namespace gpubench

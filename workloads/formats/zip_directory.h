@@ -21,9 +21,9 @@ struct ZipEntry {
 // outside the file, or an entry header cut or mis-signed.
 std::vector<ZipEntry> read_zip_directory(const std::uint8_t* bytes, std::uint64_t size, const std::string& what);
 
-// How far the entries' declared sizes may exceed the file: PyTorch stores its records
-// uncompressed (their total is at most the file's size); a re-zipped archive of weights
-// deflates by a few percent. A declared total above kMaxInflation times the file plus
+// How far the entries' declared sizes may exceed the file: torch.jit.save stores its tensor
+// records as they are and deflates only its code (resnet18: 46.89 MB declared in a 46.89 MB
+// file); a re-zipped archive of weights deflates by a few percent. A declared total above kMaxInflation times the file plus
 // kInflationSlack bytes is a zip bomb, refused before LibTorch allocates it.
 constexpr std::uint64_t kMaxInflation = 16;
 constexpr std::uint64_t kInflationSlack = 64ull << 20;

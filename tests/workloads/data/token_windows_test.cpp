@@ -132,6 +132,19 @@ TEST_F(TokenFileTest, LargeVocabulariesReadUint32IdsAndNameABadOnesOffset) {
   EXPECT_NE(usage_error(path_, wide).find("not a multiple of 4"), std::string::npos) << usage_error(path_, wide);
 }
 
+// nanoGPT's uint16 train.bin under a vocabulary over 65536 is read as uint32 ids: the
+// refusal says why (an id out of range alone did not), and what the halves would be.
+TEST_F(TokenFileTest, AUint16FileUnderAVocabularyOver65536SaysWhyItsIdsAreOutOfRange) {
+  TokenWindowOptions wide{16, 64, 3, 128256, true};
+  wide.data_flag = "--data smol";
+  const std::string why = usage_error(path_, wide);  // SetUp's uint16 ids 0, 1, 2, 3, ...: 65536, 196610, ...
+  EXPECT_NE(why.find("--data smol='" + path_ + "' has token id 196610 at token 1 (byte offset 4)"), std::string::npos) << why;
+  EXPECT_NE(why.find("ids are read as uint32 (4 bytes each) because the vocabulary (128256) is above 65536, and this one "
+                     "reads as the uint16 ids 2 and 3"),
+            std::string::npos)
+      << why;
+}
+
 TEST(SyntheticTokenWindows, GptTwoSizedStreamIsInVocabularySkewedAndRepeatable) {
   const auto tokens = make_skewed_markov_tokens(200000, 50257, 3);
   EXPECT_EQ(tokens, make_skewed_markov_tokens(200000, 50257, 3));
