@@ -2,12 +2,16 @@
 
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <map>
 #include <string>
 #include <utility>
 #include <vector>
+
+#include <nlohmann/json.hpp>
 
 #include "core/config/errors.h"
 #include "core/io/atomic_file.h"
@@ -60,6 +64,54 @@ void add_folder_input(const std::string& what, const std::string& root, std::vec
       files.emplace(std::make_pair(info.st_dev, info.st_ino),
                     "a file " + whose + " reads through the link '" + it->path().string() + "'");
   }
+}
+
+// Whether `path` is a regular file starting as a zip archive does (a TorchScript --model).
+bool is_zip_file(const std::string& path) {
+  struct stat info {};
+  if (::stat(path.c_str(), &info) != 0 || !S_ISREG(info.st_mode)) return false;  // never opens a FIFO
+  std::ifstream in(path, std::ios::binary);
+  char magic[4] = {};
+  return in.read(magic, 4) && magic[0] == 'P' && magic[1] == 'K' && magic[2] == 3 && magic[3] == 4;
+}
+
+// The shard file names a safetensors index's weight_map gives, as far as it can be read
+// (the workload's reader, workloads/formats/safetensors_weights.h, checks it; here each
+// name is only a path to keep the outputs off).
+std::vector<std::string> shards_named_by(const std::string& index) {
+  constexpr std::uintmax_t kMaxIndexBytes = 64u << 20;  // as the reader's bound
+  std::error_code error;
+  if (!fs::is_regular_file(index, error) || fs::file_size(index, error) > kMaxIndexBytes) return {};
+  std::ifstream in(index, std::ios::binary);
+  const nlohmann::json root = nlohmann::json::parse(in, nullptr, false);
+  const auto map = root.is_object() ? root.find("weight_map") : root.end();
+  if (map == root.end() || !map->is_object()) return {};
+  std::vector<std::string> shards;
+  for (const auto& shard : *map)
+    if (shard.is_string() && shard.get_ref<const std::string&>().find('/') == std::string::npos &&
+        std::find(shards.begin(), shards.end(), shard.get<std::string>()) == shards.end())
+      shards.push_back(shard.get<std::string>());
+  return shards;
+}
+
+// Every file a --model reads: the archive, or the Hugging Face folder's config.json, its
+// single-file weights or their index and the shards the index names (whichever the folder
+// has: one written there would be read as the model by the next run). A link is resolved,
+// as every path here is: an output that is the blob a cache's link leads to is refused too.
+void add_model_inputs(const std::string& name, const std::string& path, std::vector<NamedPath>& paths) {
+  const std::string what = "--model " + name;
+  std::error_code error;
+  if (!fs::is_directory(path, error)) paths.emplace_back(what, path);
+  if (is_zip_file(path)) return;
+  const fs::path folder = fs::is_directory(path, error) ? fs::path(path) : fs::path(path).parent_path();
+  const auto add = [&](const std::string& file, const std::string& role) {
+    paths.emplace_back(what + "'s " + role, (folder / file).string());
+  };
+  add("config.json", "config.json");
+  add("model.safetensors", "weights");
+  add("model.safetensors.index.json", "weights index");
+  for (const std::string& shard : shards_named_by((folder / "model.safetensors.index.json").string()))
+    add(shard, "weights shard");
 }
 
 // An output file that already exists and is a file an input reads through a link.
@@ -125,6 +177,7 @@ void check_outputs(const CliOptions& options) {
     if (fs::is_directory(path)) add_folder_input("--data " + workload, path, paths, linked_files);
     else paths.emplace_back("--data " + workload, path);
   }
+  for (const auto& [name, path] : options.settings.model_paths) add_model_inputs(name, path, paths);
   paths.emplace_back("the gpubench executable", self_executable());
   refuse_overlaps(paths);  // first: then --hta-dir is never created for a refused run
   refuse_linked_files(paths, linked_files);

@@ -22,10 +22,12 @@ struct NamedPath {
 // through, never replaced: it overlaps nothing.
 void refuse_overlaps(const std::vector<NamedPath>& paths);
 
-// Checks every output of a matrix run before anything is measured (throws UsageError):
-// --out and --trace can be written as write_file_atomically will, --hta-dir is a folder
-// where files can be created, and no output is, or lies inside, an input (--data,
-// --ceilings, this executable) or another output, links and `..` resolved. The inputs of a
+// Checks every output of a matrix run (or tune) before anything is measured (throws
+// UsageError): --out and --trace can be written as write_file_atomically will, --hta-dir is
+// a folder where files can be created, and no output is, or lies inside, an input (--data,
+// --ceilings, every file a --model reads: its archive, or its folder's config.json,
+// model.safetensors, the index and its shards; this executable) or another output, links
+// and `..` resolved. The inputs of a
 // --data folder include every folder and file its walk reaches through a link (an
 // ImageFolder class folder that links to /x makes /x an input). $TMPDIR (else /tmp), where
 // the run's private folder is made, is not, and does not lie inside, an input folder.

@@ -76,5 +76,26 @@ TEST(ScriptedRun, AMissingTaskAndBadArchivesAreExitTwoNamingWhatIsWrong) {
   }
 }
 
+// The archive is an input to the output rules (cli/output_rules.h): --out or --trace over it
+// replaced the model with the report, exit 0. Now exit 2 before anything runs, the archive
+// as it was.
+TEST(ScriptedRun, NoOutputIsTheArchive) {
+  REQUIRE_ARCHIVES();
+  const std::string dir = test_support::make_temp_dir("scripted-inputs"), copy = dir + "/r18.pt";
+  std::filesystem::copy_file(archive("resnet18.pt"), copy);
+  const auto size = std::filesystem::file_size(copy);
+  const std::string run = std::string(GPUBENCH_EXE) + " --model r=" + copy +
+                          " --input r=3x32x32 --classes r=1000 --matrix r/cpu/fp32 --steps 1 --warmup 0 --threads 1";
+  for (const auto& [outputs, fragment] : std::vector<std::pair<std::string, std::string>>{
+           {" --out " + copy, "--out '" + copy + "' is --model r ('" + copy + "')"},
+           {" --out " + dir + "/r.json --trace " + dir + "/./r18.pt", "--trace '" + dir + "/./r18.pt' is --model r"}}) {
+    const auto result = run_command(run + outputs);
+    EXPECT_EQ(result.exit_code, 2) << outputs << ": " << result.output;
+    EXPECT_NE(result.output.find(fragment), std::string::npos) << outputs << ": " << result.output;
+    EXPECT_EQ(std::filesystem::file_size(copy), size) << "the archive was replaced";
+  }
+  std::filesystem::remove_all(dir);
+}
+
 }  // namespace
 }  // namespace gpubench
