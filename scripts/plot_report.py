@@ -14,6 +14,7 @@ import json
 import math
 import os
 import re
+import stat
 import sys
 
 import matplotlib
@@ -116,6 +117,9 @@ def check_report(report, path):
 
 def load(path):
     try:
+        # A regular file only (after links): opening a FIFO waits for a writer that never comes.
+        if not stat.S_ISREG(os.stat(path).st_mode):
+            fail(f"cannot read report '{path}': not a regular file (a FIFO, device or socket)")
         with open(path) as f:
             report = json.load(f)
     except (OSError, ValueError) as error:

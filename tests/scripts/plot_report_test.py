@@ -131,6 +131,16 @@ with tempfile.TemporaryDirectory() as tmp:
             f.write(content if isinstance(content, str) else json.dumps(content))
         expect_refused(what, [path], os.path.join(tmp, f"out-{i}"))
     expect_refused("a report that does not exist", [os.path.join(tmp, "missing.json")], os.path.join(tmp, "out-m"))
+    # A FIFO (or a link to one) was opened and waited on for a writer: now named, exit 2.
+    fifo, fifo_link = os.path.join(tmp, "fifo.json"), os.path.join(tmp, "fifo-link.json")
+    os.mkfifo(fifo)
+    os.symlink(fifo, fifo_link)
+    for what, path in (("a FIFO", fifo), ("a link to a FIFO", fifo_link)):
+        try:
+            expect_refused(what, [path], os.path.join(tmp, "out-fifo"))
+        except subprocess.TimeoutExpired:
+            failures.append(what)
+            print(f"FAILED: {what}: still waiting on it after 120 s")
     expect_refused("three reports", [example] * 3, os.path.join(tmp, "out-3"))
     expect_refused("an unknown option", [example, "--bogus"], os.path.join(tmp, "out-o"))
     open(os.path.join(tmp, "a-file"), "w").close()
