@@ -4,6 +4,8 @@
 #include <ATen/core/ivalue.h>
 #include <torch/csrc/autograd/custom_function.h>
 
+#include "workloads/autocast_scope.h"
+
 namespace gpubench {
 namespace {
 
@@ -21,31 +23,26 @@ struct Segment final : torch::CustomClassHolder {
 at::Generator generator_of(c10::Device device) { return at::globalContext().defaultGenerator(device); }
 
 // The forward's RNG and autocast state for the recompute, the caller's restored after.
+// Autocast is entered as PyTorch's checkpoint enters it (`with torch.autocast(...)`): one
+// nesting level, the cast cache cleared at the outermost exit. Enabled without a level,
+// the bf16/fp16 copies of the weights the recompute made stayed cached, and the next
+// step's forward used them: weights from before the optimizer step.
 class ForwardState {
  public:
-  explicit ForwardState(const Segment& s) : device_(s.device), generator_(generator_of(s.device)) {
-    const c10::DeviceType type = s.device.type();
-    rng_ = generator_.get_state();
+  explicit ForwardState(const Segment& s)
+      : generator_(generator_of(s.device)),
+        rng_(generator_.get_state()),
+        autocast_(s.device.type(), s.autocast_dtype, s.autocast) {
     generator_.set_state(s.rng_state);
-    autocast_ = at::autocast::is_autocast_enabled(type);
-    dtype_ = at::autocast::get_autocast_dtype(type);
-    at::autocast::set_autocast_enabled(type, s.autocast);
-    at::autocast::set_autocast_dtype(type, s.autocast_dtype);
   }
-  ~ForwardState() {
-    at::autocast::set_autocast_enabled(device_.type(), autocast_);
-    at::autocast::set_autocast_dtype(device_.type(), dtype_);
-    generator_.set_state(rng_);
-  }
+  ~ForwardState() { generator_.set_state(rng_); }
   ForwardState(const ForwardState&) = delete;
   ForwardState& operator=(const ForwardState&) = delete;
 
  private:
-  c10::Device device_;
   at::Generator generator_;
   torch::Tensor rng_;
-  bool autocast_ = false;
-  c10::ScalarType dtype_ = c10::ScalarType::Float;
+  AutocastScope autocast_;
 };
 
 // The BatchNorm running statistics as they were before the recompute, put back after it.
