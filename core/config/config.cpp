@@ -11,7 +11,7 @@ namespace gpubench {
 namespace {
 
 const char* const kGrammar =
-    "expected workload/device/precision[/pinned|pageable] and any of /dp|ddp-N, /accK, /adam-foreach|adam-fused, "
+    "expected workload/device/precision[/pinned|pageable] and any of /dp|ddp-N|zero1-N|zero2-N|fsdp-N, /accK, /adam-foreach|adam-fused, "
     "/channels-last, /ckpt, /graph, e.g. mlp/cpu/fp32, cnn/cuda/amp-bf16/pinned/adam-fused/channels-last";
 
 UsageError bad_id(const std::string& id, const std::string& why) {
@@ -29,11 +29,22 @@ Precision parse_precision(const std::string& id, const std::string& text) {
                    "or fp8 (cuda)");
 }
 
-// "ddp-N" -> N (1..1024); throws for a malformed count.
-int parse_ranks(const std::string& id, const std::string& text) {
-  const std::string count = text.substr(4);
+// The multi-rank modes' prefixes, as ids spell them ("ddp-2", "fsdp-8").
+struct RankedMode {
+  const char* prefix;
+  ParallelMode mode;
+};
+constexpr RankedMode kRankedModes[] = {{"ddp-", ParallelMode::Ddp},
+                                       {"zero1-", ParallelMode::Zero1},
+                                       {"zero2-", ParallelMode::Zero2},
+                                       {"fsdp-", ParallelMode::Fsdp}};
+
+// "ddp-N", "fsdp-N", ... -> N (1..1024); throws for a malformed count.
+int parse_ranks(const std::string& id, const std::string& text, const std::string& prefix) {
+  const std::string count = text.substr(prefix.size());
   const int ranks = all_digits(count) && count.size() <= 4 ? std::stoi(count) : 0;
-  if (ranks < 1 || ranks > 1024) throw bad_id(id, "'" + text + "' needs a rank count 1..1024, e.g. ddp-2");
+  if (ranks < 1 || ranks > 1024)
+    throw bad_id(id, "'" + text + "' needs a rank count 1..1024, e.g. " + prefix + "2");
   return ranks;
 }
 
@@ -57,10 +68,12 @@ std::string apply_segment(const std::string& id, const std::string& text, Config
     config.parallel = ParallelMode::DataParallel;
     return text;
   }
-  if (text.rfind("ddp-", 0) == 0) {
-    config.parallel = ParallelMode::Ddp;
-    config.world_size = parse_ranks(id, text);
-    return "ddp-N";
+  for (const RankedMode& ranked : kRankedModes) {
+    const std::string prefix = ranked.prefix;
+    if (text.rfind(prefix, 0) != 0) continue;
+    config.parallel = ranked.mode;
+    config.world_size = parse_ranks(id, text, prefix);
+    return prefix + "N";
   }
   if (text.size() > 3 && text.rfind("acc", 0) == 0 && std::isdigit(static_cast<unsigned char>(text[3]))) {
     config.accumulate = parse_accumulate(id, text);
@@ -100,6 +113,9 @@ std::string to_string(ParallelMode mode) {
     case ParallelMode::Single: return "single";
     case ParallelMode::DataParallel: return "dp";
     case ParallelMode::Ddp: return "ddp";
+    case ParallelMode::Zero1: return "zero1";
+    case ParallelMode::Zero2: return "zero2";
+    case ParallelMode::Fsdp: return "fsdp";
   }
   return "?";
 }
@@ -116,7 +132,7 @@ std::string to_string(AdamKernel kernel) {
 std::vector<std::string> Config::technique_segments() const {
   std::vector<std::string> segments;
   if (parallel == ParallelMode::DataParallel) segments.push_back("dp");
-  if (parallel == ParallelMode::Ddp) segments.push_back("ddp-" + std::to_string(world_size));
+  if (multi_rank()) segments.push_back(to_string(parallel) + "-" + std::to_string(world_size));
   if (accumulate > 1) segments.push_back("acc" + std::to_string(accumulate));
   // A graph replays fused Adam: the id of the one-technique grammar (".../graph") stands for both.
   if (adam != AdamKernel::Loop && !(graph && adam == AdamKernel::Fused)) segments.push_back(to_string(adam));

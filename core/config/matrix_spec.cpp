@@ -20,7 +20,12 @@ void add_unique(std::vector<Config>& configs, const Config& config) {
 // each technique is compared against.
 std::vector<Config> techniques(const std::string& workload, const WorkloadTraits& traits, const MatrixRequest& request) {
   const std::string gpu_ranks = std::to_string(std::max(1, request.cuda_devices));
-  std::vector<std::string> ids = {"cpu/fp32", "cpu/bf16", "cpu/fp32/ddp-" + std::to_string(request.cpu_ddp_ranks)};
+  const std::string cpu_ranks = std::to_string(request.cpu_ddp_ranks);
+  std::vector<std::string> ids = {"cpu/fp32", "cpu/bf16", "cpu/fp32/ddp-" + cpu_ranks};
+  // The sharded modes beside DDP at its ranks (zero1_vs_ddp, zero2_vs_ddp, fsdp_vs_ddp);
+  // fsdp where the model declares its units.
+  ids.insert(ids.end(), {"cpu/fp32/zero1-" + cpu_ranks, "cpu/fp32/zero2-" + cpu_ranks});
+  if (traits.units) ids.push_back("cpu/fp32/fsdp-" + cpu_ranks);
   // channels_last for the image models' 4-d activations; multi-tensor Adam on every GPU
   // config (LibTorch's loop launches ~10 kernels per parameter per step), on the CPU only
   // where the optimizer is a visible share of the step (mlp 15%; cnn 0.3% and transformer
@@ -28,7 +33,9 @@ std::vector<Config> techniques(const std::string& workload, const WorkloadTraits
   if (traits.image_batches) ids.push_back("cpu/fp32/channels-last");
   if (workload == "mlp") ids.insert(ids.end(), {"cpu/fp32/adam-foreach", "cpu/fp32/adam-fused"});
   ids.insert(ids.end(), {"cuda/fp32/pageable", "cuda/fp32/pinned", "cuda/amp-fp16/pinned", "cuda/amp-bf16/pinned",
-                         "cuda/tf32/pinned", "cuda/fp32/pinned/dp", "cuda/fp32/pinned/ddp-" + gpu_ranks});
+                         "cuda/tf32/pinned", "cuda/fp32/pinned/dp", "cuda/fp32/pinned/ddp-" + gpu_ranks,
+                         "cuda/fp32/pinned/zero1-" + gpu_ranks, "cuda/fp32/pinned/zero2-" + gpu_ranks});
+  if (traits.units) ids.push_back("cuda/fp32/pinned/fsdp-" + gpu_ranks);
   // FP8 matmuls in the blocks' Linear layers, against the amp-bf16 row (fp8_vs_bf16).
   if (traits.fp8_linears) ids.push_back("cuda/fp8/pinned");
   if (traits.image_batches) ids.push_back("cuda/fp32/pinned/channels-last");
@@ -102,6 +109,9 @@ std::vector<Config> group_configs(const std::string& group, const std::string& w
     for (const auto& recipe : workload_recipes(workload, traits, request)) {
       if (recipe.config.parallel != ParallelMode::Single) {
         add_unique(configs, recipe.config);  // against the recipe: the scaling efficiency
+        // A sharded recipe beside its DDP twin (the same stack on ddp-N): the parallel
+        // mode's part of the block, fsdp_vs_ddp.
+        if (recipe.config.sharded()) add_unique(configs, with_part(recipe.config, "ddp-" + std::to_string(recipe.config.world_size)));
         continue;
       }
       for (const auto& config : ablation_configs(recipe)) add_unique(configs, config);

@@ -64,6 +64,19 @@ std::vector<Recipe> recipes_for(const std::string& workload, const WorkloadTrait
   }
   recipes.push_back({"ddp recipe", ddp, "the recipe on " + std::to_string(ranks) + " DDP rank(s), less what DDP "
                                         "cannot take (technique_rules.h); against the recipe: the scaling efficiency"});
+  // The decoder LMs people shard get the way they are trained past one GPU's memory: the
+  // DDP recipe with its ranks sharded and each block recomputed (torchtitan's Llama recipe:
+  // FSDP2 per block, bf16, activation checkpointing, fused AdamW).
+  if (traits.units && traits.segments && traits.real_scale && !traits.image_batches) {
+    Config fsdp = ddp;
+    fsdp.parallel = ParallelMode::Fsdp;
+    fsdp = stack(fsdp, {"ckpt"}, traits);
+    if (is_legal(fsdp))
+      recipes.push_back({"fsdp recipe", fsdp, "the DDP recipe with parameters, gradients and Adam sharded over its " +
+                                                  std::to_string(ranks) + " rank(s) and each block recomputed in "
+                                                  "backward (torchtitan's Llama recipe); against the DDP recipe: what "
+                                                  "sharding costs in step time and saves in memory"});
+  }
   return recipes;
 }
 

@@ -45,7 +45,8 @@ Config without_part(Config config, const std::string& part) {
   Precision precision = Precision::Fp32;
   if (precision_part(part, precision)) {
     if (config.precision == precision) config.precision = precision == Precision::Fp8 ? Precision::AmpBf16 : Precision::Fp32;
-  } else if (part == "dp" || starts_with(part, "ddp-")) {
+  } else if (part == "dp" || starts_with(part, "ddp-") || starts_with(part, "zero1-") || starts_with(part, "zero2-") ||
+             starts_with(part, "fsdp-")) {
     config.parallel = ParallelMode::Single;
     config.world_size = 1;
   } else if (starts_with(part, "acc")) {

@@ -31,7 +31,16 @@ const std::vector<TechniqueRule>& technique_rules() {
       {S::Id, "graph", "cpu", "graph captures the step's CUDA kernels in a CUDA Graph: it needs device cuda"},
       // One choice per slot.
       {S::Id, "pinned", "pageable", "a config has one host memory: pinned or pageable"},
-      {S::Id, "dp", "ddp-N", "a config has one parallel mode: dp or ddp-N"},
+      {S::Id, "dp", "ddp-N", "a config has one parallel mode: dp, ddp-N, zero1-N, zero2-N or fsdp-N"},
+      {S::Id, "dp", "zero1-N", "a config has one parallel mode: dp, ddp-N, zero1-N, zero2-N or fsdp-N"},
+      {S::Id, "dp", "zero2-N", "a config has one parallel mode: dp, ddp-N, zero1-N, zero2-N or fsdp-N"},
+      {S::Id, "dp", "fsdp-N", "a config has one parallel mode: dp, ddp-N, zero1-N, zero2-N or fsdp-N"},
+      {S::Id, "ddp-N", "zero1-N", "a config has one parallel mode: zero1-N is DDP with the optimizer state sharded"},
+      {S::Id, "ddp-N", "zero2-N", "a config has one parallel mode: zero2-N is DDP with optimizer state and gradients sharded"},
+      {S::Id, "ddp-N", "fsdp-N", "a config has one parallel mode: fsdp-N is DDP with everything sharded"},
+      {S::Id, "zero1-N", "zero2-N", "a config has one parallel mode: zero2-N already shards what zero1-N does"},
+      {S::Id, "zero1-N", "fsdp-N", "a config has one parallel mode: fsdp-N already shards what zero1-N does"},
+      {S::Id, "zero2-N", "fsdp-N", "a config has one parallel mode: fsdp-N already shards what zero2-N does"},
       {S::Id, "adam-foreach", "adam-fused", "a config has one Adam kernel: adam-foreach or adam-fused"},
       // What a captured step cannot hold.
       {S::Id, "graph", "accK", "graph captures one whole step of one batch: it does not take accK"},
@@ -41,6 +50,15 @@ const std::vector<TechniqueRule>& technique_rules() {
       {S::Id, "graph", "ddp-N",
        "gpubench's DDP reducer waits on the host for each bucket's all-reduce inside backward, and a CUDA Graph "
        "capture cannot hold a host wait"},
+      {S::Id, "graph", "zero1-N",
+       "zero1-N all-gathers the updated shards on the host after each optimizer step and reduces gradients from "
+       "backward hooks that wait on the host, which a CUDA Graph capture cannot hold"},
+      {S::Id, "graph", "zero2-N",
+       "zero2-N reduce-scatters gradients from backward hooks and all-gathers the updated shards on the host, "
+       "which a CUDA Graph capture cannot hold"},
+      {S::Id, "graph", "fsdp-N",
+       "fsdp-N gathers and frees each unit's parameters from the host around its forward and backward (it swaps "
+       "their storage), which a CUDA Graph capture cannot hold"},
       {S::Id, "graph", "ckpt",
        "ckpt saves and restores the RNG state on the host around each recompute, which a CUDA Graph capture cannot "
        "record"},
@@ -54,6 +72,11 @@ const std::vector<TechniqueRule>& technique_rules() {
        "ckpt recomputes the model's blocks (stages, layers) in backward, and this workload has no chain of blocks"},
       {S::Workload, "fp8", "fp8-linears",
        "fp8 runs the Linear layers of a transformer's blocks in FP8, and this workload has none"},
+      {S::Workload, "fsdp-N", "units",
+       "fsdp gathers and frees the model one unit (a block, a stage, a layer) at a time around its forward and "
+       "backward, and this workload declares no units (a TorchScript module's forward is one call gpubench cannot "
+       "step into): its whole model would stay gathered through the step, zero2's memory with 1.5x its "
+       "communication; use zero2-N or zero1-N"},
       {S::Workload, "dp", "cloneable",
        "dp deep-clones the model onto every device each step, and this workload's model cannot be cloned"},
       // What one machine cannot do with several GPUs.
@@ -76,6 +99,7 @@ std::vector<std::string> WorkloadTraits::names() const {
   if (segments) out.push_back("segments");
   if (fp8_linears) out.push_back("fp8-linears");
   if (cloneable) out.push_back("cloneable");
+  if (units) out.push_back("units");
   return out;
 }
 
@@ -83,7 +107,7 @@ std::vector<std::string> config_words(const Config& config) {
   std::vector<std::string> words = {to_string(config.device), to_string(config.precision)};
   if (config.device == DeviceKind::Cuda) words.push_back(to_string(config.host_memory));
   if (config.parallel == ParallelMode::DataParallel) words.push_back("dp");
-  if (config.parallel == ParallelMode::Ddp) words.push_back("ddp-N");
+  if (config.multi_rank()) words.push_back(to_string(config.parallel) + "-N");
   if (config.accumulate > 1) words.push_back("accK");
   if (config.adam != AdamKernel::Loop) words.push_back(to_string(config.adam));
   if (config.channels_last) words.push_back("channels-last");

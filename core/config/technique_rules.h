@@ -33,6 +33,7 @@ struct WorkloadTraits {
   bool segments = false;       // a chain of blocks to recompute: ckpt
   bool fp8_linears = false;    // Linear layers that can run in FP8: fp8
   bool cloneable = true;       // a torch::nn::Module that can be deep-cloned per device: dp
+  bool units = false;          // declares units of sharding (blocks, stages, layers): fsdp
   // Not a rule's trait: a standard model whose memory ckpt is for (the groups add its ckpt rows).
   bool real_scale = false;
   // The trait names the table uses, for those this workload has.
@@ -40,7 +41,7 @@ struct WorkloadTraits {
 };
 
 // The words of a config the table speaks of: its device, precision, host memory (cuda),
-// "dp" or "ddp-N", "accK", the Adam kernel as written, "channels-last", "ckpt", "graph".
+// "dp", "ddp-N", "zero1-N", "zero2-N" or "fsdp-N", "accK", the Adam kernel as written, "channels-last", "ckpt", "graph".
 std::vector<std::string> config_words(const Config& config);
 
 // The first Id rule that `words` break, as "<technique> with <other>: <why>"; nullopt if none.

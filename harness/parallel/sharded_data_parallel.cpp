@@ -1,0 +1,350 @@
+#include "harness/parallel/sharded_data_parallel.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <unordered_set>
+
+#include <torch/csrc/autograd/function_hook.h>
+#include <torch/csrc/autograd/variable.h>
+
+#include "harness/parallel/gradient_reducer.h"
+
+namespace gpubench {
+namespace {
+
+std::string message_of(const std::exception& error) {
+  if (const auto* c10_error = dynamic_cast<const c10::Error*>(&error)) return c10_error->what_without_backtrace();
+  return error.what();
+}
+
+std::vector<torch::Tensor> trainable(const torch::nn::Module& module) {
+  std::vector<torch::Tensor> out;
+  for (const auto& parameter : module.parameters())
+    if (parameter.requires_grad()) out.push_back(parameter);
+  return out;
+}
+
+}  // namespace
+
+nlohmann::json ModelStateBytes::to_json() const {
+  return {{"parameters_bytes", parameters}, {"gradients_bytes", gradients}, {"optimizer_bytes", optimizer},
+          {"total_bytes", total()}};
+}
+
+ModelStateBytes model_state_bytes(const std::vector<torch::Tensor>& parameters, torch::optim::Optimizer& optimizer) {
+  ModelStateBytes bytes;
+  std::unordered_set<const void*> seen;
+  const auto add = [&](const torch::Tensor& tensor, std::int64_t& into) {
+    if (!tensor.defined() || !tensor.has_storage()) return;
+    if (seen.insert(tensor.storage().unsafeGetStorageImpl()).second) into += static_cast<std::int64_t>(tensor.storage().nbytes());
+  };
+  for (const auto& parameter : parameters) {
+    add(parameter, bytes.parameters);
+    add(parameter.grad(), bytes.gradients);
+  }
+  for (const auto& group : optimizer.param_groups())
+    for (const auto& parameter : group.params()) {
+      add(parameter, bytes.parameters);
+      add(parameter.grad(), bytes.gradients);
+    }
+  for (const auto& [key, state] : optimizer.state())
+    if (const auto* adam = dynamic_cast<const torch::optim::AdamParamState*>(state.get())) {
+      add(adam->exp_avg(), bytes.optimizer);
+      add(adam->exp_avg_sq(), bytes.optimizer);
+      add(adam->max_exp_avg_sq(), bytes.optimizer);
+    }
+  return bytes;
+}
+
+// Tells the run that a parameter's gradient is in .grad (after autograd accumulated it).
+class ShardedDataParallel::ArrivalHook final : public torch::autograd::PostAccumulateGradHook {
+ public:
+  ArrivalHook(ShardedDataParallel* owner, std::size_t unit, std::size_t slot) : owner_(owner), unit_(unit), slot_(slot) {}
+  void operator()(const torch::autograd::Variable&) override { owner_->on_gradient(unit_, slot_); }
+
+ private:
+  ShardedDataParallel* owner_;
+  std::size_t unit_, slot_;
+};
+
+ShardedDataParallel::ShardedDataParallel(Model& model, CollectiveGroup& group, ShardedOptions options,
+                                         std::shared_ptr<CommRecorder> recorder)
+    : group_(group), options_(std::move(options)), recorder_(std::move(recorder)), parameters_(trainable(*model.module)) {
+  if (options_.mode != ParallelMode::Zero1 && options_.mode != ParallelMode::Zero2 && options_.mode != ParallelMode::Fsdp)
+    throw std::invalid_argument("ShardedDataParallel: mode " + to_string(options_.mode) + " is not zero1, zero2 or fsdp");
+  if (parameters_.empty()) throw std::invalid_argument("sharding: the model has no trainable parameter to shard");
+  layout_ = plan_shard_layout(parameters_, unit_members(parameters_, model.units), options_.world_size);
+  const bool fsdp = options_.mode == ParallelMode::Fsdp;
+  slot_of_.resize(parameters_.size());
+  for (std::size_t u = 0; u < layout_.units.size(); ++u) {
+    const FlatUnit& unit = layout_.units[u];
+    std::vector<torch::Tensor> members;
+    for (std::size_t slot = 0; slot < unit.members.size(); ++slot) {
+      members.push_back(parameters_[unit.members[slot]]);
+      slot_of_[unit.members[slot]] = {u, slot};
+    }
+    units_.emplace_back(unit, std::move(members), options_.rank, options_.world_size, /*keep_whole=*/!fsdp,
+                        /*in_place_gather=*/options_.stream_waits);
+  }
+  for (std::size_t u = model_units(); u-- > 0;) reduce_order_.push_back(u);
+  if (layout_.has_root) reduce_order_.push_back(root());
+  ready_.assign(units_.size(), false);
+  for (std::size_t i = 0; i < parameters_.size(); ++i)
+    torch::autograd::impl::set_post_acc_grad_hooks(
+        parameters_[i], std::make_unique<ArrivalHook>(this, slot_of_[i].first, slot_of_[i].second));
+  if (fsdp && model.set_unit_hooks) {
+    set_unit_hooks_ = model.set_unit_hooks;
+    set_unit_hooks_(this);
+  }
+}
+
+ShardedDataParallel::~ShardedDataParallel() {
+  for (const auto& parameter : parameters_) torch::autograd::impl::set_post_acc_grad_hooks(parameter, nullptr);
+  if (set_unit_hooks_) set_unit_hooks_(nullptr);
+}
+
+std::vector<torch::Tensor> ShardedDataParallel::optimizer_parameters() const {
+  std::vector<torch::Tensor> shards;
+  for (const auto& unit : units_) shards.push_back(unit.shard());
+  return shards;
+}
+
+double ShardedDataParallel::ms_since_step() const {
+  return std::chrono::duration<double, std::milli>(Clock::now() - step_begin_).count();
+}
+
+void ShardedDataParallel::record_launch(const c10::intrusive_ptr<c10d::Work>& work, CollectiveKind kind,
+                                        std::int64_t bytes, std::size_t unit) {
+  step_.collectives.push_back({ms_since_step(), 0, kind, bytes, static_cast<int>(unit)});
+  auto completed = std::make_shared<std::atomic<std::int64_t>>(0);
+  completions_.push_back(completed);
+  completion_of_[work.get()] = completed;
+  // Gloo completes a Work's future when the collective is done (where its Work has one);
+  // else, and on NCCL (whose future completes at enqueue), the end of the wait stands in.
+  if (options_.stream_waits) return;
+  try {
+    work->getFuture()->addCallback(
+        [completed](c10::ivalue::Future&) { completed->store(Clock::now().time_since_epoch().count()); });
+  } catch (const c10::Error&) {
+    // Work::getFuture not implemented for this collective's Work: timed at its wait.
+  }
+}
+
+void ShardedDataParallel::wait(c10d::Work& work, const char* what, std::size_t unit) {
+  const auto start = Clock::now();
+  try {
+    if (options_.stream_waits)
+      work.wait();  // the current stream waits for the collective; the host goes on
+    else
+      wait_collective(group_, work, options_.timeout);
+  } catch (const std::exception& error) {
+    if (options_.on_failure) options_.on_failure();
+    char waited[32];
+    std::snprintf(waited, sizeof(waited), "%.1f s", std::chrono::duration<double>(Clock::now() - start).count());
+    throw CommFailure("rank " + std::to_string(options_.rank) + " of " + std::to_string(options_.world_size) + ": " +
+                      what + " of " + layout_.units[unit].name + " failed after " + waited + ": " + message_of(error) +
+                      " -- a peer rank probably died or stalled (waits are bounded by --comm-timeout " +
+                      std::to_string(options_.timeout.count() / 1000) + " s)");
+  }
+  const auto end = Clock::now();
+  if (!options_.stream_waits) waited_ms_ += std::chrono::duration<double, std::milli>(end - start).count();
+  if (const auto found = completion_of_.find(&work); found != completion_of_.end()) {
+    std::int64_t none = 0;
+    found->second->compare_exchange_strong(none, end.time_since_epoch().count());
+    completion_of_.erase(found);
+  }
+}
+
+void ShardedDataParallel::prefetch(std::size_t unit) {
+  UnitShard& shard = units_[unit];
+  if (shard.resident() || shard.gathering()) return;
+  record_launch(shard.launch_gather(group_), CollectiveKind::AllGather, shard.whole_bytes(), unit);
+  // fsdp's gather allocates the whole unit as it starts.
+  gathered_bytes_ += shard.whole_bytes();
+  peak_gathered_bytes_ = std::max(peak_gathered_bytes_, gathered_bytes_);
+}
+
+void ShardedDataParallel::ensure_gathered(std::size_t unit) {
+  UnitShard& shard = units_[unit];
+  if (shard.resident()) return;
+  prefetch(unit);
+  shard.finish_gather([&](c10d::Work& work) { wait(work, "the all-gather", unit); });
+}
+
+void ShardedDataParallel::release(std::size_t unit) {
+  UnitShard& shard = units_[unit];
+  if (!shard.resident() || options_.mode != ParallelMode::Fsdp) return;
+  shard.release();
+  gathered_bytes_ -= shard.whole_bytes();
+}
+
+void ShardedDataParallel::begin_forward(bool first) {
+  if (first) {
+    step_ = StepComm();
+    completions_.clear();
+    completion_of_.clear();
+    waited_ms_ = 0;
+    step_begin_ = Clock::now();
+    // zero1 keeps whole gradients until the next step, as DeepSpeed stage 1 does: their
+    // zero_grad is here (the optimizer clears only the shards').
+    if (options_.mode == ParallelMode::Zero1)
+      for (auto& parameter : parameters_) parameter.mutable_grad().reset();
+  }
+  if (options_.mode != ParallelMode::Fsdp) return;
+  if (layout_.has_root) ensure_gathered(root());
+  if (model_units() > 0) prefetch(0);  // gathered while the root's embeddings compute
+}
+
+void ShardedDataParallel::before_forward(std::size_t index) {
+  if (options_.mode != ParallelMode::Fsdp) return;
+  ensure_gathered(index);
+  if (index + 1 < model_units()) prefetch(index + 1);
+}
+
+torch::Tensor ShardedDataParallel::after_forward(std::size_t index, const torch::Tensor& output) {
+  if (options_.mode != ParallelMode::Fsdp) return output;
+  // The last unit stays gathered: its backward comes first.
+  if (index + 1 < model_units()) release(index);
+  if (output.requires_grad())
+    output.register_hook([this, index](torch::Tensor grad) {
+      pre_backward(index);
+      return grad;
+    });
+  return output;
+}
+
+void ShardedDataParallel::pre_backward(std::size_t unit) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  ensure_gathered(unit);
+  if (unit > 0) prefetch(unit - 1);
+}
+
+void ShardedDataParallel::begin_backward(bool accumulated) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  for (auto& unit : units_) unit.begin_backward();
+  std::fill(ready_.begin(), ready_.end(), false);
+  next_reduce_ = 0;
+  in_flight_.clear();
+  accumulated_ = accumulated;
+  armed_ = true;
+}
+
+void ShardedDataParallel::on_gradient(std::size_t unit, std::size_t slot) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (!armed_) return;  // a backward the trainer did not announce (zero1's earlier micro-batches)
+  if (!units_[unit].gradient_arrived(slot)) return;
+  ready_[unit] = true;
+  // Its whole parameters are no longer needed: every use of them has run its backward.
+  release(unit);
+  launch_ready_reduces();
+}
+
+void ShardedDataParallel::launch_ready_reduces() {
+  // In reduce_order_ only: every rank must issue its collectives in the same order.
+  while (next_reduce_ < reduce_order_.size() && ready_[reduce_order_[next_reduce_]]) {
+    const std::size_t unit = reduce_order_[next_reduce_++];
+    UnitShard& shard = units_[unit];
+    record_launch(shard.launch_reduce(group_, /*free_gradients=*/options_.mode != ParallelMode::Zero1),
+                  CollectiveKind::ReduceScatter, shard.whole_bytes(), unit);
+    in_flight_.push_back(unit);
+    // Each reduce-scatter holds a flat copy of its unit's gradients until it ends: at most
+    // kReducesInFlight at once, or zero2 and fsdp would hold every gradient again.
+    while (in_flight_.size() > kReducesInFlight) finish_oldest_reduce();
+  }
+}
+
+void ShardedDataParallel::finish_oldest_reduce() {
+  const std::size_t unit = in_flight_.front();
+  in_flight_.pop_front();
+  units_[unit].finish_reduce([&](c10d::Work& work) { wait(work, "the reduce-scatter", unit); },
+                             /*accumulate=*/reduces_every_micro_batch() && accumulated_);
+}
+
+void ShardedDataParallel::finish_backward() {
+  const double backward_end = ms_since_step();
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    armed_ = false;
+    // A unit whose gradients did not all arrive (a parameter unused this step) is reduced
+    // with zeros for them, so every rank still issues the same collectives.
+    for (std::size_t unit : reduce_order_) ready_[unit] = true;
+    launch_ready_reduces();
+  }
+  while (!in_flight_.empty()) finish_oldest_reduce();
+  for (std::size_t unit = 0; unit < units_.size(); ++unit) release(unit);  // the root; units left gathered
+  step_.backward_ms = backward_end;
+}
+
+void ShardedDataParallel::after_optimizer_step() {
+  if (options_.mode != ParallelMode::Fsdp) {
+    // Every rank's updated shard into every rank's whole units (their parameters' storage).
+    std::vector<std::size_t> order;
+    for (std::size_t unit = 0; unit < units_.size(); ++unit) {
+      record_launch(units_[unit].launch_gather(group_), CollectiveKind::AllGather, units_[unit].whole_bytes(), unit);
+      order.push_back(unit);
+    }
+    for (std::size_t unit : order)
+      units_[unit].finish_gather([&](c10d::Work& work) { wait(work, "the all-gather", unit); });
+  }
+  step_.finish_ms = ms_since_step();
+  step_.waited_ms = waited_ms_;
+  for (std::size_t i = 0; i < step_.collectives.size(); ++i) {
+    const std::int64_t ns = completions_[i]->load();
+    const double complete_ms =
+        ns == 0 ? step_.finish_ms
+                : std::chrono::duration<double, std::milli>(Clock::time_point(Clock::duration(ns)) - step_begin_).count();
+    step_.collectives[i].complete_ms = std::max(step_.collectives[i].launch_ms, complete_ms);
+  }
+  if (recorder_) recorder_->record(step_);
+}
+
+void ShardedDataParallel::gather_whole_model() {
+  // From here on the model runs as a plain model: no more gathers or frees around its units.
+  if (set_unit_hooks_) set_unit_hooks_(nullptr);
+  set_unit_hooks_ = nullptr;
+  for (std::size_t unit = 0; unit < units_.size(); ++unit) ensure_gathered(unit);
+}
+
+std::vector<std::vector<torch::Tensor>> ShardedDataParallel::gather_member_values(const std::vector<torch::Tensor>& per_unit) {
+  torch::NoGradGuard no_grad;
+  std::vector<std::vector<torch::Tensor>> values(units_.size());
+  for (std::size_t unit = 0; unit < units_.size(); ++unit) {
+    torch::Tensor input = per_unit.at(unit).contiguous();
+    torch::Tensor whole = torch::empty({layout_.units[unit].padded_numel}, input.options());
+    const auto work = group_._allgather_base(whole, input);
+    wait(*work, "gathering the optimizer state", unit);
+    for (std::size_t slot = 0; slot < units_[unit].members(); ++slot)
+      values[unit].push_back(units_[unit].member_view(whole, slot));
+  }
+  return values;
+}
+
+nlohmann::json ShardedDataParallel::describe() const {
+  const bool fsdp = options_.mode == ParallelMode::Fsdp;
+  nlohmann::json out = {{"mode", to_string(options_.mode)}, {"layout", layout_.to_json()}};
+  out["parameters_gathered"] =
+      fsdp ? "each unit all-gathered before its forward (the next unit's gather issued while it computes) and freed "
+             "after it, the last unit kept for backward; gathered again before its backward by a hook on its output "
+             "(the one before it prefetched), freed once its gradients are reduced; the root unit gathered from the "
+             "first forward to the end of backward"
+           : "the whole model on every rank: the updated shards all-gathered into it after each optimizer step";
+  out["gradients_reduced"] =
+      options_.mode == ParallelMode::Zero1
+          ? "reduce-scatter once per optimizer step (on the last micro-batch), unit by unit as backward completes each; "
+            "the whole gradients are kept until the next step"
+          : "reduce-scatter of each unit as soon as backward has made its gradients, on every micro-batch (the shard's "
+            "gradient accumulates); the whole gradients are dropped";
+  out["reduce_order"] = "units in reverse, then the root unit: the same on every rank";
+  out["collective_dtype"] = std::string(c10::toString(parameters_.front().scalar_type())) +
+                            ": the parameters' own (autocast keeps fp32 parameters and casts them after the gather; "
+                            "the gradients are fp32 and averaged as divide-by-N then sum, as ddp-N's)";
+  out["optimizer"] = "Adam steps this rank's shard of each unit (one flat tensor a unit; padding elements stay zero)";
+  out["waits"] = options_.stream_waits
+                     ? "NCCL: each wait orders the current stream after the collective (no host sync); exposed time "
+                       "is not measured on the host"
+                     : "Gloo: host waits bounded by --comm-timeout, each counted as exposed communication";
+  out["peak_gathered_bytes"] = peak_gathered_bytes_;
+  return out;
+}
+
+}  // namespace gpubench

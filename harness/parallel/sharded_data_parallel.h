@@ -1,0 +1,147 @@
+#pragma once
+// Sharded data parallel over c10d (docs/sharding.md): each rank owns 1/N of every unit of
+// sharding (shard_layout.h) and Adam steps only that shard.
+//   zero1  the whole model and its whole gradients on every rank; the gradients are
+//          reduce-scattered once per optimizer step (the last micro-batch), as unit after
+//          unit completes in backward; the updated shards all-gathered after the step
+//          (PyTorch's ZeroRedundancyOptimizer, DeepSpeed stage 1).
+//   zero2  as zero1, but each unit's gradients are reduce-scattered as soon as backward
+//          has made them, every micro-batch, and dropped: a rank keeps only its gradient
+//          shard (DeepSpeed stage 2, FSDP's SHARD_GRAD_OP).
+//   fsdp   as zero2, and only the parameter shard is kept: a unit is all-gathered before
+//          its forward (the next unit's gather issued while it computes), freed after it
+//          (the last unit stays for backward), gathered again before its backward by a
+//          hook on its output, and freed once its gradients are reduced. The root unit
+//          (what no unit holds: embeddings, head) is gathered from the first forward to
+//          the end of backward (FSDP2's fully_shard per block plus the root, with
+//          reshard_after_forward=True; ZeRO-3).
+// Every rank issues its collectives in one order: gathers in unit order in forward and in
+// reverse in backward, reduce-scatters in reverse unit order then the root (a unit done
+// early waits for the one before it), so the order does not depend on timing. At most two
+// reduce-scatters run at once: a third waits for the oldest, whose gradient copy it frees.
+// On Gloo (CPU) each wait blocks the host, bounded by the timeout, and is counted as
+// exposed communication; on NCCL a wait orders the current stream after the collective
+// (no host sync), and its exposure is not measured on the host.
+#include <atomic>
+#include <chrono>
+#include <deque>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <unordered_map>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+#include <torch/torch.h>
+
+#include "core/config/config.h"
+#include "harness/parallel/comm_stats.h"
+#include "harness/parallel/gradient_sync.h"
+#include "harness/parallel/process_group.h"
+#include "harness/parallel/shard_layout.h"
+#include "harness/parallel/unit_shard.h"
+#include "workloads/model.h"
+
+namespace gpubench {
+
+struct ShardedOptions {
+  ParallelMode mode = ParallelMode::Fsdp;  // Zero1, Zero2 or Fsdp
+  int rank = 0;
+  int world_size = 1;
+  std::chrono::milliseconds timeout{60000};  // bound on each host wait (Gloo)
+  bool stream_waits = false;                 // NCCL: waits order the stream, the host goes on
+  std::function<void()> on_failure;          // lets the owner of the process group abandon it
+};
+
+// What a rank holds of the model's state, in bytes (distinct storages, counted once).
+struct ModelStateBytes {
+  std::int64_t parameters = 0, gradients = 0, optimizer = 0;
+  std::int64_t total() const { return parameters + gradients + optimizer; }
+  nlohmann::json to_json() const;
+};
+
+// Counts what `parameters` (and their .grad) and the optimizer's parameters, gradients and
+// state hold now, each storage once (zero1's shards view its whole units: not twice).
+ModelStateBytes model_state_bytes(const std::vector<torch::Tensor>& parameters, torch::optim::Optimizer& optimizer);
+
+class ShardedDataParallel final : public GradientSync, public UnitHooks {
+ public:
+  // Lays `model`'s trainable parameters out in its units and keeps this rank's shards;
+  // every rank's parameters must hold the same values (rank 0's broadcast). fsdp points
+  // the model's forward at these hooks and leaves its parameters empty until gathered.
+  ShardedDataParallel(Model& model, CollectiveGroup& group, ShardedOptions options, std::shared_ptr<CommRecorder> recorder);
+  ~ShardedDataParallel() override;
+  ShardedDataParallel(const ShardedDataParallel&) = delete;
+  ShardedDataParallel& operator=(const ShardedDataParallel&) = delete;
+
+  // What the optimizer steps: this rank's shard of each unit.
+  std::vector<torch::Tensor> optimizer_parameters() const;
+  const ShardLayout& layout() const { return layout_; }
+
+  void begin_forward(bool first) override;
+  void begin_backward(bool accumulated) override;
+  void finish_backward() override;
+  bool reduces_every_micro_batch() const override { return options_.mode != ParallelMode::Zero1; }
+  void after_optimizer_step() override;
+
+  void before_forward(std::size_t index) override;
+  torch::Tensor after_forward(std::size_t index, const torch::Tensor& output) override;
+
+  // A collective (every rank calls it): afterwards every rank's parameters hold the whole
+  // trained model (fsdp gathers every unit and keeps it), for the digest and the checkpoint.
+  void gather_whole_model();
+  // A collective: each unit's whole flat buffer of `per_unit` (one tensor a unit, shaped
+  // as its shard: an Adam moment), and the member views into it (unit, slot -> tensor
+  // shaped as that parameter), for a full state on one rank.
+  std::vector<std::vector<torch::Tensor>> gather_member_values(const std::vector<torch::Tensor>& per_unit);
+  // The model's trainable parameters, in the layout's order (index as in the layout).
+  const std::vector<torch::Tensor>& parameters() const { return parameters_; }
+
+  // {mode, layout, gathers, reductions, dtypes, waits}: what the row says of the mode.
+  nlohmann::json describe() const;
+  // The most parameter bytes fsdp held gathered at once (a gather's buffer counts from its
+  // start); zero1 and zero2 hold the whole model always, and count nothing here.
+  std::int64_t peak_gathered_bytes() const { return peak_gathered_bytes_; }
+
+ private:
+  class ArrivalHook;
+
+  void on_gradient(std::size_t unit, std::size_t slot);
+  void prefetch(std::size_t unit);
+  void ensure_gathered(std::size_t unit);
+  void release(std::size_t unit);
+  void pre_backward(std::size_t unit);
+  void launch_ready_reduces();  // with mutex_ held
+  void finish_oldest_reduce();
+  void wait(c10d::Work& work, const char* what, std::size_t unit);
+  void record_launch(const c10::intrusive_ptr<c10d::Work>& work, CollectiveKind kind, std::int64_t bytes, std::size_t unit);
+  double ms_since_step() const;
+  std::size_t root() const { return layout_.units.size() - 1; }
+  std::size_t model_units() const { return layout_.has_root ? layout_.units.size() - 1 : layout_.units.size(); }
+
+  using Clock = std::chrono::steady_clock;
+  CollectiveGroup& group_;
+  ShardedOptions options_;
+  std::shared_ptr<CommRecorder> recorder_;
+  std::vector<torch::Tensor> parameters_;
+  ShardLayout layout_;
+  std::vector<UnitShard> units_;
+  std::vector<std::pair<std::size_t, std::size_t>> slot_of_;  // parameter -> (unit, slot)
+  std::vector<std::size_t> reduce_order_;                     // units, in the order they are reduced
+  std::vector<bool> ready_;
+  std::size_t next_reduce_ = 0;
+  std::deque<std::size_t> in_flight_;  // units whose reduce-scatter runs, oldest first
+  static constexpr std::size_t kReducesInFlight = 2;
+  std::function<void(UnitHooks*)> set_unit_hooks_;  // fsdp: the model's, while its forward calls these hooks
+  std::mutex mutex_;  // autograd may run hooks on its own threads
+  bool armed_ = false;
+  bool accumulated_ = false;
+  Clock::time_point step_begin_{};
+  StepComm step_;
+  double waited_ms_ = 0;
+  std::vector<std::shared_ptr<std::atomic<std::int64_t>>> completions_;  // per step_.collectives entry
+  std::unordered_map<const c10d::Work*, std::shared_ptr<std::atomic<std::int64_t>>> completion_of_;  // not yet waited
+  std::int64_t gathered_bytes_ = 0, peak_gathered_bytes_ = 0;
+};
+
+}  // namespace gpubench

@@ -1,0 +1,111 @@
+#include "harness/parallel/unit_shard.h"
+
+namespace gpubench {
+
+UnitShard::UnitShard(const FlatUnit& layout, std::vector<torch::Tensor> members, int rank, int world_size,
+                     bool keep_whole, bool in_place_gather)
+    : layout_(layout),
+      members_(std::move(members)),
+      rank_(rank),
+      world_size_(world_size),
+      keep_whole_(keep_whole),
+      in_place_gather_(in_place_gather) {
+  torch::NoGradGuard no_grad;
+  options_ = members_.front().options().requires_grad(false);
+  for (const auto& member : members_) {
+    sizes_.push_back(member.sizes().vec());
+    strides_.push_back(member.strides().vec());
+    numels_.push_back(member.numel());
+  }
+  torch::Tensor whole = torch::zeros({layout_.padded_numel}, options_);
+  for (std::size_t slot = 0; slot < members_.size(); ++slot) member_view(whole, slot).copy_(members_[slot]);
+  const torch::Tensor mine = whole.narrow(0, rank_ * layout_.shard_numel, layout_.shard_numel);
+  if (keep_whole_) {
+    whole_ = whole;
+    shard_ = mine;  // stepped in place: the whole unit sees its update before the gather
+    bind_members(whole_);
+  } else {
+    shard_ = mine.clone();
+    release();
+  }
+}
+
+torch::Tensor UnitShard::member_view(const torch::Tensor& flat, std::size_t slot) const {
+  // With the member's own strides: a channels-last weight keeps its layout, and its
+  // gradient is flattened in the same element order as its values.
+  return flat.narrow(0, layout_.offsets[slot], numels_[slot]).as_strided(sizes_[slot], strides_[slot]);
+}
+
+void UnitShard::bind_members(const torch::Tensor& whole) {
+  for (std::size_t slot = 0; slot < members_.size(); ++slot) members_[slot].set_data(member_view(whole, slot));
+  resident_ = true;
+}
+
+c10::intrusive_ptr<c10d::Work> UnitShard::launch_gather(CollectiveGroup& group) {
+  torch::NoGradGuard no_grad;
+  if (!keep_whole_) whole_ = torch::empty({layout_.padded_numel}, options_);
+  // NCCL gathers in place (its input the output's own slice); Gloo reads a copy, so
+  // that no backend ever reads and writes one buffer at once.
+  gather_input_ = keep_whole_ && !in_place_gather_ ? shard_.clone() : shard_;
+  gather_ = group._allgather_base(whole_, gather_input_);
+  return gather_;
+}
+
+void UnitShard::finish_gather(const Wait& wait) {
+  wait(*gather_);
+  gather_.reset();
+  gather_input_ = torch::Tensor();
+  if (!keep_whole_) bind_members(whole_);
+  resident_ = true;
+}
+
+void UnitShard::release() {
+  torch::NoGradGuard no_grad;
+  for (auto& member : members_) member.set_data(torch::empty({0}, options_));
+  whole_ = torch::Tensor();
+  resident_ = false;
+}
+
+void UnitShard::begin_backward() {
+  arrived_.assign(members_.size(), false);
+  pending_ = members_.size();
+}
+
+bool UnitShard::gradient_arrived(std::size_t member) {
+  if (arrived_.at(member)) return false;
+  arrived_[member] = true;
+  return --pending_ == 0;
+}
+
+c10::intrusive_ptr<c10d::Work> UnitShard::launch_reduce(CollectiveGroup& group, bool free_gradients) {
+  torch::NoGradGuard no_grad;
+  reduce_input_ = torch::zeros({layout_.padded_numel}, options_);
+  for (std::size_t slot = 0; slot < members_.size(); ++slot) {
+    torch::Tensor& grad = members_[slot].mutable_grad();
+    if (!grad.defined()) continue;  // no gradient this backward: zeros, so every rank still reduces
+    member_view(reduce_input_, slot).copy_(grad);
+    if (free_gradients) grad.reset();
+  }
+  // Divided before the sum, as DDP's buckets are: the same rounding as ddp-N's average.
+  if (world_size_ > 1) reduce_input_.div_(world_size_);
+  reduce_output_ = torch::empty({layout_.shard_numel}, options_);
+  c10d::ReduceScatterOptions sum;
+  sum.reduceOp = c10d::ReduceOp::SUM;
+  reduce_ = group._reduce_scatter_base(reduce_output_, reduce_input_, sum);
+  return reduce_;
+}
+
+void UnitShard::finish_reduce(const Wait& wait, bool accumulate) {
+  wait(*reduce_);
+  reduce_.reset();
+  reduce_input_ = torch::Tensor();
+  torch::NoGradGuard no_grad;
+  torch::Tensor& grad = shard_.mutable_grad();
+  if (accumulate && grad.defined())
+    grad.add_(reduce_output_);
+  else
+    grad = reduce_output_;
+  reduce_output_ = torch::Tensor();
+}
+
+}  // namespace gpubench

@@ -1,0 +1,160 @@
+// The sharded modes on one rank (a Gloo group of one, in this process): the collectives
+// are copies, so zero1, zero2 and fsdp must train exactly as one plain process does; what
+// fsdp frees when; a parameter used after its unit freed it fails instead of reading
+// freed memory. Across real ranks: sharded_ranks_test.cpp.
+#include "harness/parallel/sharded_data_parallel.h"
+
+#include <gtest/gtest.h>
+
+#include <torch/csrc/distributed/c10d/HashStore.hpp>
+
+#include "workloads/workload.h"
+
+namespace gpubench {
+namespace {
+
+c10::intrusive_ptr<CollectiveGroup> one_rank_group() {
+  GroupRequest request;
+  request.backend = "gloo";
+  request.store = c10::make_intrusive<c10d::HashStore>();
+  return make_process_group(request);
+}
+
+struct Batch2 {
+  torch::Tensor input, target;
+};
+
+// Deterministic batches for a workload's model.
+std::vector<Batch2> batches(const std::string& workload, int count) {
+  torch::manual_seed(11);
+  std::vector<Batch2> out;
+  for (int i = 0; i < count; ++i) {
+    if (workload == "mlp") out.push_back({torch::randn({8, 1, 28, 28}), torch::randint(0, 10, {8})});
+    if (workload == "cnn") out.push_back({torch::randn({8, 3, 32, 32}), torch::randint(0, 10, {8})});
+    if (workload == "transformer") {
+      const auto tokens = torch::randint(0, 4096, {2, 129});
+      out.push_back({tokens.narrow(1, 0, 128), tokens.narrow(1, 1, 128)});
+    }
+  }
+  return out;
+}
+
+// The Trainer's order of calls, one micro-batch a step.
+std::vector<double> train(Model& model, torch::optim::Optimizer& optimizer, GradientSync* sync, const Workload& workload,
+                          const std::vector<Batch2>& data) {
+  std::vector<double> losses;
+  for (const auto& batch : data) {
+    if (sync) sync->begin_forward(true);
+    const torch::Tensor loss = workload.loss(model.forward(batch.input), batch.target);
+    optimizer.zero_grad();
+    if (sync) sync->begin_backward(false);
+    loss.backward();
+    if (sync) sync->finish_backward();
+    optimizer.step();
+    if (sync) sync->after_optimizer_step();
+    losses.push_back(loss.item<double>());
+  }
+  return losses;
+}
+
+void copy_parameters(const Model& from, Model& to) {
+  torch::NoGradGuard no_grad;
+  const auto source = from.module->parameters();
+  auto target = to.module->parameters();
+  for (std::size_t i = 0; i < source.size(); ++i) target[i].copy_(source[i]);
+}
+
+TEST(ShardedDataParallel, OnOneRankEveryModeTrainsExactlyAsOneProcess) {
+  for (const std::string name : {"mlp", "cnn", "transformer"})
+    for (const ParallelMode mode : {ParallelMode::Zero1, ParallelMode::Zero2, ParallelMode::Fsdp}) {
+      const std::string what = name + " " + to_string(mode);
+      const auto workload = make_workload(name);
+      ModelTechniques techniques;
+      techniques.checkpoint = name == "cnn";  // fsdp's hooks around a recomputed unit
+      Model plain = workload->make_model_with(techniques), sharded = workload->make_model_with(techniques);
+      copy_parameters(plain, sharded);
+      const auto group = one_rank_group();
+      ShardedOptions options;
+      options.mode = mode;
+      ShardedDataParallel sync(sharded, *group, options, std::make_shared<CommRecorder>());
+      torch::optim::Adam plain_adam(plain.module->parameters(), torch::optim::AdamOptions(1e-3));
+      torch::optim::Adam sharded_adam(sync.optimizer_parameters(), torch::optim::AdamOptions(1e-3));
+      const auto data = batches(name, 3);
+      const auto plain_losses = train(plain, plain_adam, nullptr, *workload, data);
+      const auto sharded_losses = train(sharded, sharded_adam, &sync, *workload, data);
+      for (std::size_t step = 0; step < data.size(); ++step)
+        EXPECT_NEAR(sharded_losses[step], plain_losses[step], 1e-6 * std::abs(plain_losses[step])) << what << " step " << step;
+      sync.gather_whole_model();
+      const auto a = plain.module->parameters(), b = sharded.module->parameters();
+      ASSERT_EQ(a.size(), b.size());
+      for (std::size_t i = 0; i < a.size(); ++i)
+        EXPECT_TRUE(torch::allclose(b[i], a[i], 1e-6, 1e-7)) << what << ": parameter " << i << " differs";
+    }
+}
+
+TEST(ShardedDataParallel, FsdpFreesEachUnitAfterItsUseAndKeepsTheLastForBackward) {
+  const auto workload = make_workload("mlp");  // units fc1, fc2, fc3; no root
+  Model model = workload->make_model();
+  const auto group = one_rank_group();
+  ShardedOptions options;
+  options.mode = ParallelMode::Fsdp;
+  ShardedDataParallel sync(model, *group, options, std::make_shared<CommRecorder>());
+  const auto parameters = model.module->parameters();  // fc1 weight, bias, fc2 ..., fc3 ...
+  for (const auto& parameter : parameters) EXPECT_EQ(parameter.numel(), 0) << "only the shards are kept between steps";
+  const auto batch = batches("mlp", 1).front();
+  sync.begin_forward(true);
+  const torch::Tensor loss = workload->loss(model.forward(batch.input), batch.target);
+  EXPECT_EQ(parameters[0].numel(), 0) << "fc1, freed after its forward";
+  EXPECT_EQ(parameters[2].numel(), 0) << "fc2, freed after its forward";
+  EXPECT_EQ(parameters[4].numel(), 10 * 1024) << "fc3, kept: its backward comes first";
+  sync.begin_backward(false);
+  loss.backward();
+  sync.finish_backward();
+  for (const auto& parameter : parameters) {
+    EXPECT_EQ(parameter.numel(), 0) << "freed once its gradients were reduced";
+    EXPECT_FALSE(parameter.grad().defined()) << "whole gradients dropped: only the shard's are kept";
+  }
+  for (const auto& shard : sync.optimizer_parameters()) EXPECT_TRUE(shard.grad().defined());
+  // Two units at once at most, the one computing and the next (prefetched): fc1 and fc2.
+  EXPECT_LE(sync.peak_gathered_bytes(), (1049600 + 803840) * 4);
+  sync.gather_whole_model();
+  EXPECT_EQ(parameters[0].numel(), 1024 * 784);
+}
+
+// A model that uses a unit's weight outside the unit: declared wrongly for fsdp.
+struct MisdeclaredImpl : torch::nn::Module {
+  MisdeclaredImpl() {
+    first = register_module("first", torch::nn::Linear(4, 4));
+    second = register_module("second", torch::nn::Linear(4, 4));
+  }
+  torch::Tensor forward(const torch::Tensor& x) {
+    auto y = segments.run(0, [this](const torch::Tensor& in) { return first(in); }, x);
+    y = segments.run(1, [this](const torch::Tensor& in) { return second(in); }, y);
+    return torch::matmul(y, first->weight);  // first's weight, after its unit freed it
+  }
+  torch::nn::Linear first{nullptr}, second{nullptr};
+  SegmentRunner segments;
+};
+TORCH_MODULE(Misdeclared);
+
+TEST(ShardedDataParallel, AParameterUsedAfterItsUnitFreedItFailsInsteadOfReadingFreedMemory) {
+  for (const ParallelMode mode : {ParallelMode::Zero2, ParallelMode::Fsdp}) {
+    Misdeclared net;
+    Model model;
+    model.module = net.ptr();
+    model.forward = [net](const torch::Tensor& input) mutable { return net->forward(input); };
+    declare_units(model, net, {net->first.ptr(), net->second.ptr()});
+    const auto group = one_rank_group();
+    ShardedOptions options;
+    options.mode = mode;
+    ShardedDataParallel sync(model, *group, options, std::make_shared<CommRecorder>());
+    sync.begin_forward(true);
+    if (mode == ParallelMode::Fsdp)
+      EXPECT_THROW(model.forward(torch::randn({2, 4})), c10::Error) << "first's weight was freed after its forward";
+    else
+      EXPECT_NO_THROW(model.forward(torch::randn({2, 4}))) << "zero2 keeps every parameter whole";
+  }
+}
+
+}  // namespace
+}  // namespace gpubench

@@ -1,0 +1,53 @@
+// The model-state part of each mode's per-rank estimate against the ZeRO paper's formulas
+// (Rajbhandari et al. 2020, section 5): (P + G + K)Ψ for DDP, (P + G + K/N)Ψ for stage 1,
+// (P + (G + K)/N)Ψ for stage 2, (P + G + K)Ψ/N for stage 3, with gpubench's fp32
+// parameters (P = G = 4 bytes) and Adam's two moments (K = 8). Its 7.5B-parameter, 64-GPU
+// example: 120 GB a GPU for DDP and 1.88 GB for stage 3, whatever the byte split.
+#include "workloads/sharded_memory.h"
+
+#include <gtest/gtest.h>
+
+namespace gpubench {
+namespace {
+
+constexpr double kPsi = 7.5e9;
+
+MemoryEstimate one_process() {
+  MemoryEstimate single;
+  single.states = 16 * kPsi;
+  single.activations = 1e9;
+  return single;
+}
+
+MemoryEstimate rank_of(const std::string& id) {
+  return per_rank_estimate(one_process(), Config::parse(id), {static_cast<std::int64_t>(kPsi), 200'000'000, 500'000'000});
+}
+
+TEST(ShardedMemory, ModelStatesFollowTheZeroPaper) {
+  const double n = 64;
+  EXPECT_DOUBLE_EQ(rank_of("x/cuda/amp-bf16/ddp-64").states, (4 + 4 + 8) * kPsi);
+  EXPECT_NEAR(rank_of("x/cuda/amp-bf16/ddp-64").states / 1e9, 120, 1e-9);
+  // Stage 1, plus the gradient shard its reduce-scatter writes (4 bytes a parameter / N).
+  EXPECT_DOUBLE_EQ(rank_of("x/cuda/amp-bf16/zero1-64").states, (4 + 4 + 8 / n) * kPsi + 4 * kPsi / n);
+  EXPECT_DOUBLE_EQ(rank_of("x/cuda/amp-bf16/zero2-64").states, (4 + (4 + 8) / n) * kPsi);
+  EXPECT_DOUBLE_EQ(rank_of("x/cuda/amp-bf16/fsdp-64").states, (4 + 4 + 8) * kPsi / n);
+  EXPECT_NEAR(rank_of("x/cuda/amp-bf16/fsdp-64").states / 1e9, 1.875, 1e-9);
+}
+
+TEST(ShardedMemory, EachModeAddsWhatItsReductionsAndGathersHold) {
+  EXPECT_DOUBLE_EQ(rank_of("x/cuda/fp32/ddp-8").buffers, 4 * kPsi) << "DDP's buckets: a flat copy of every gradient";
+  const double unit = 4 * 500'000'000.0;  // the root, larger than a layer here
+  EXPECT_DOUBLE_EQ(rank_of("x/cuda/fp32/zero1-8").buffers, 2 * unit);
+  EXPECT_DOUBLE_EQ(rank_of("x/cuda/fp32/zero2-8").buffers, 3 * unit);
+  const MemoryEstimate fsdp = rank_of("x/cuda/fp32/fsdp-8");
+  EXPECT_DOUBLE_EQ(fsdp.gathered, 4 * (500'000'000.0 + 2 * 200'000'000.0));
+  EXPECT_DOUBLE_EQ(fsdp.buffers, 2 * unit + 4 * 500'000'000.0);
+  EXPECT_DOUBLE_EQ(fsdp.activations, 1e9) << "a micro-batch's activations, as one process's";
+  EXPECT_DOUBLE_EQ(fsdp.device_total(), fsdp.states + fsdp.activations + fsdp.gathered + fsdp.buffers);
+  const MemoryEstimate single = rank_of("x/cuda/fp32");
+  EXPECT_DOUBLE_EQ(single.states, 16 * kPsi) << "one process: unchanged";
+  EXPECT_DOUBLE_EQ(single.buffers + single.gathered, 0);
+}
+
+}  // namespace
+}  // namespace gpubench

@@ -1,0 +1,37 @@
+#include "workloads/sharded_memory.h"
+
+#include <algorithm>
+
+namespace gpubench {
+
+MemoryEstimate per_rank_estimate(const MemoryEstimate& single, const Config& config, const UnitSizes& units) {
+  if (!config.multi_rank()) return single;
+  MemoryEstimate rank = single;
+  constexpr double kFp32 = 4;
+  const double psi = static_cast<double>(units.parameters), n = config.world_size;
+  const double unit = kFp32 * static_cast<double>(std::max(units.largest_unit, units.root));
+  const double in_flight = 2 * unit;  // two reduce-scatter inputs at once
+  switch (config.parallel) {
+    case ParallelMode::Ddp:
+      rank.buffers = kFp32 * psi;
+      break;
+    case ParallelMode::Zero1:
+      rank.states = kFp32 * psi * 2 + (8 + 4) * psi / n;
+      rank.buffers = in_flight;
+      break;
+    case ParallelMode::Zero2:
+      rank.states = kFp32 * psi + (4 + 8) * psi / n;
+      rank.buffers = in_flight + unit;
+      break;
+    case ParallelMode::Fsdp:
+      rank.states = 16 * psi / n;
+      rank.gathered = kFp32 * static_cast<double>(units.root + 2 * units.largest_unit);
+      rank.buffers = in_flight + kFp32 * static_cast<double>(units.root);
+      break;
+    default:
+      break;
+  }
+  return rank;
+}
+
+}  // namespace gpubench

@@ -1,0 +1,32 @@
+#pragma once
+// What one rank of a multi-rank config holds (docs/sharding.md, "Memory"), from the one
+// process's estimate (memory_estimate.h) and the sizes of the model's units of sharding.
+// The model state follows the ZeRO paper's (2+2+K)Ψ with fp32 parameters, 4+4+8 bytes a
+// parameter (Ψ parameters, N ranks):
+//   ddp-N    4Ψ + 4Ψ + 8Ψ                 + DDP's bucket buffers, a flat copy of every gradient (4Ψ)
+//   zero1-N  4Ψ + 4Ψ + 8Ψ/N  + 4Ψ/N       (the reduce-scatter's gradient shard)
+//   zero2-N  4Ψ + (4Ψ + 8Ψ)/N
+//   fsdp-N   (4Ψ + 4Ψ + 8Ψ)/N
+// plus what the reductions hold (two reduce-scatters in flight, each a flat copy of its
+// unit's gradients; zero2 and fsdp a unit's whole gradients before the copy) and fsdp's
+// gathered parameters: the root unit through the step and two units at once (the one
+// computing, the next prefetched), the root's whole gradients through backward. The
+// activations, logits and workspace are a micro-batch's, as for one process.
+#include <cstdint>
+
+#include "core/config/config.h"
+#include "workloads/memory_estimate.h"
+
+namespace gpubench {
+
+struct UnitSizes {
+  std::int64_t parameters = 0;    // Ψ: the trainable parameters
+  std::int64_t largest_unit = 0;  // the largest unit's (a decoder layer, a stage)
+  std::int64_t root = 0;          // what no unit holds (embeddings, head, final norm)
+};
+
+// `single` (one process's estimate of the config's micro-batch, its states 16 bytes a
+// parameter) as one rank of `config` holds it; `single` itself for a config of one process.
+MemoryEstimate per_rank_estimate(const MemoryEstimate& single, const Config& config, const UnitSizes& units);
+
+}  // namespace gpubench
