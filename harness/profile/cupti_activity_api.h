@@ -7,9 +7,11 @@
 
 namespace gpubench {
 
-// The activity kinds gpubench collects. Runtime API records are there for correlation:
-// they tie each kernel and copy to the host call that launched it.
-enum class CuptiActivityKind { ConcurrentKernel, Memcpy, Memset, Runtime };
+// The activity kinds gpubench collects. Runtime and driver API records are there for
+// correlation: they tie each kernel and copy to the host call that launched it. Both, as
+// Kineto collects both: cuBLAS(Lt), cuDNN and NCCL launch their kernels through the driver
+// API (cuLaunchKernel), with no runtime call to tie them to.
+enum class CuptiActivityKind { ConcurrentKernel, Memcpy, Memset, Runtime, Driver };
 
 inline const char* cupti_activity_kind_name(CuptiActivityKind kind) {
   switch (kind) {
@@ -17,6 +19,7 @@ inline const char* cupti_activity_kind_name(CuptiActivityKind kind) {
     case CuptiActivityKind::Memcpy: return "MEMCPY";
     case CuptiActivityKind::Memset: return "MEMSET";
     case CuptiActivityKind::Runtime: return "RUNTIME";
+    case CuptiActivityKind::Driver: return "DRIVER";
   }
   return "?";
 }

@@ -113,6 +113,7 @@ CUpti_ActivityKind to_cupti(CuptiActivityKind kind) {
     case CuptiActivityKind::Memcpy: return CUPTI_ACTIVITY_KIND_MEMCPY;
     case CuptiActivityKind::Memset: return CUPTI_ACTIVITY_KIND_MEMSET;
     case CuptiActivityKind::Runtime: return CUPTI_ACTIVITY_KIND_RUNTIME;
+    case CuptiActivityKind::Driver: return CUPTI_ACTIVITY_KIND_DRIVER;
   }
   return CUPTI_ACTIVITY_KIND_INVALID;
 }

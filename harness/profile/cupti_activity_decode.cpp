@@ -15,7 +15,7 @@ namespace {
 using KernelActivity = CUpti_ActivityKernel10;  // CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL
 using MemcpyActivity = CUpti_ActivityMemcpy6;   // CUPTI_ACTIVITY_KIND_MEMCPY
 using MemsetActivity = CUpti_ActivityMemset4;   // CUPTI_ACTIVITY_KIND_MEMSET
-using ApiActivity = CUpti_ActivityAPI;          // CUPTI_ACTIVITY_KIND_RUNTIME
+using ApiActivity = CUpti_ActivityAPI;          // CUPTI_ACTIVITY_KIND_RUNTIME and _DRIVER
 
 std::string demangle(const char* mangled) {
   int status = 0;
@@ -74,7 +74,14 @@ bool CuptiRecordDecoder::decode(const CUpti_Activity& record, CuptiRecords& out)
     }
     case CUPTI_ACTIVITY_KIND_RUNTIME: {
       const auto& a = reinterpret_cast<const ApiActivity&>(record);
-      out.runtime_calls.push_back({a.cbid, runtime_name(a.cbid), a.start, a.end, a.threadId, a.correlationId});
+      out.runtime_calls.push_back(
+          {a.cbid, api_name(CUPTI_CB_DOMAIN_RUNTIME_API, a.cbid), a.start, a.end, a.threadId, a.correlationId});
+      return true;
+    }
+    case CUPTI_ACTIVITY_KIND_DRIVER: {
+      const auto& a = reinterpret_cast<const ApiActivity&>(record);
+      out.driver_calls.push_back(
+          {a.cbid, api_name(CUPTI_CB_DOMAIN_DRIVER_API, a.cbid), a.start, a.end, a.threadId, a.correlationId});
       return true;
     }
     default: return false;
@@ -87,12 +94,13 @@ const std::string& CuptiRecordDecoder::kernel_name(const char* mangled) {
   return it->second;
 }
 
-const std::string& CuptiRecordDecoder::runtime_name(std::uint32_t cbid) {
-  auto it = runtime_names_.find(cbid);
-  if (it == runtime_names_.end()) {
+const std::string& CuptiRecordDecoder::api_name(CUpti_CallbackDomain domain, std::uint32_t cbid) {
+  const std::uint64_t key = (static_cast<std::uint64_t>(domain) << 32) | cbid;
+  auto it = api_names_.find(key);
+  if (it == api_names_.end()) {
     const char* name = nullptr;
-    const bool known = cuptiGetCallbackName(CUPTI_CB_DOMAIN_RUNTIME_API, cbid, &name) == CUPTI_SUCCESS && name;
-    it = runtime_names_.emplace(cbid, known ? std::string(name) : "cbid " + std::to_string(cbid)).first;
+    const bool known = cuptiGetCallbackName(domain, cbid, &name) == CUPTI_SUCCESS && name;
+    it = api_names_.emplace(key, known ? std::string(name) : "cbid " + std::to_string(cbid)).first;
   }
   return it->second;
 }

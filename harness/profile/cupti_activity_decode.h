@@ -13,7 +13,7 @@ namespace gpubench {
 
 class CuptiRecordDecoder {
  public:
-  // Appends every record of one completed buffer to `out`. Kinds other than the four
+  // Appends every record of one completed buffer to `out`. Kinds other than the five
   // gpubench enables are skipped. Stops at CUPTI's first invalid (incomplete) record.
   void decode_buffer(std::uint8_t* buffer, std::size_t valid_bytes, CuptiRecords& out);
 
@@ -22,12 +22,12 @@ class CuptiRecordDecoder {
 
  private:
   const std::string& kernel_name(const char* mangled);
-  const std::string& runtime_name(std::uint32_t cbid);
+  const std::string& api_name(CUpti_CallbackDomain domain, std::uint32_t cbid);
 
   // A training step launches the same few hundred kernels every step: demangle (and ask
   // CUPTI for API names) once per distinct name, not once per record.
   std::unordered_map<std::string, std::string> kernel_names_;
-  std::unordered_map<std::uint32_t, std::string> runtime_names_;
+  std::unordered_map<std::uint64_t, std::string> api_names_;  // by domain and cbid
 };
 
 // CUPTI's copy kind (CUpti_ActivityMemcpyKind) folded to MemcpyKind.

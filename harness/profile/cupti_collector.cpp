@@ -7,9 +7,11 @@
 namespace gpubench {
 namespace {
 
-// Kernels for time, copies and memsets for bandwidth, runtime calls for correlation.
+// Kernels for time, copies and memsets for bandwidth, runtime and driver calls for
+// correlation (the libraries' kernels are launched by driver calls).
 constexpr CuptiActivityKind kKinds[] = {CuptiActivityKind::ConcurrentKernel, CuptiActivityKind::Memcpy,
-                                        CuptiActivityKind::Memset, CuptiActivityKind::Runtime};
+                                        CuptiActivityKind::Memset, CuptiActivityKind::Runtime,
+                                        CuptiActivityKind::Driver};
 
 std::int64_t steady_ns() {
   return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())

@@ -22,8 +22,8 @@ struct CuptiClockAlignment {
   std::int64_t drift_ns = 0;
 };
 
-// Probe that records GPU kernels, copies, memsets and runtime calls with the CUPTI
-// Activity API and summarises them per measured step and phase.
+// Probe that records GPU kernels, copies, memsets and runtime and driver calls with the
+// CUPTI Activity API and summarises them per measured step and phase.
 //
 // It never throws and never stops a run: if CUPTI cannot start (no driver, another
 // profiler holds CUPTI's one subscriber slot, a build without CUPTI) it turns itself off

@@ -15,7 +15,7 @@ struct KernelRecord {
   std::string name;  // demangled where the demangler understood it
   std::uint64_t start_ns = 0, end_ns = 0;
   std::uint32_t device = 0, stream = 0;
-  std::uint32_t correlation_id = 0;  // equals the launching RuntimeApiRecord's
+  std::uint32_t correlation_id = 0;  // equals the launching ApiCallRecord's
 };
 
 // CUPTI's copy directions folded to the ones a training step cares about; array variants
@@ -52,10 +52,11 @@ struct MemsetRecord {
   std::uint32_t correlation_id = 0;
 };
 
-// A CUDA runtime API call on a host thread: gives kernels and copies their launch site.
-struct RuntimeApiRecord {
-  std::uint32_t cbid = 0;  // CUpti_runtime_api_trace_cbid
-  std::string name;        // e.g. "cudaLaunchKernel_v7000"
+// A CUDA runtime or driver API call on a host thread: gives kernels and copies their
+// launch site.
+struct ApiCallRecord {
+  std::uint32_t cbid = 0;  // CUpti_runtime_api_trace_cbid or CUpti_driver_api_trace_cbid
+  std::string name;        // e.g. "cudaLaunchKernel_v7000", "cuLaunchKernel"
   std::uint64_t start_ns = 0, end_ns = 0;
   std::uint32_t thread_id = 0;
   std::uint32_t correlation_id = 0;
@@ -65,15 +66,19 @@ struct CuptiRecords {
   std::vector<KernelRecord> kernels;
   std::vector<MemcpyRecord> memcpys;
   std::vector<MemsetRecord> memsets;
-  std::vector<RuntimeApiRecord> runtime_calls;
+  std::vector<ApiCallRecord> runtime_calls;
+  std::vector<ApiCallRecord> driver_calls;  // cuBLAS, cuDNN and NCCL launch through these
   std::uint64_t dropped = 0;  // records CUPTI reported lost (buffers full or refused)
 
-  std::size_t size() const { return kernels.size() + memcpys.size() + memsets.size() + runtime_calls.size(); }
+  std::size_t size() const {
+    return kernels.size() + memcpys.size() + memsets.size() + runtime_calls.size() + driver_calls.size();
+  }
   void append(CuptiRecords&& more) {
     move_into(kernels, more.kernels);
     move_into(memcpys, more.memcpys);
     move_into(memsets, more.memsets);
     move_into(runtime_calls, more.runtime_calls);
+    move_into(driver_calls, more.driver_calls);
     dropped += more.dropped;
     more.clear();
   }

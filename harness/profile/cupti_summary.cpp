@@ -125,11 +125,13 @@ CuptiSummary summarize_cupti(const CuptiRecords& records, const std::vector<Step
     const auto found = phases_of_step.find(steps[index].step);
     return found != phases_of_step.end() ? found->second : kNoPhases;
   };
-  // When each kernel, copy and memset was launched: its runtime call's start, by
-  // correlation id (as libkineto links them). Activity belongs to the step that launched it.
+  // When each kernel, copy and memset was launched: its runtime or driver call's start, by
+  // correlation id (as libkineto links them; cuBLAS, cuDNN and NCCL launch through the
+  // driver). Activity belongs to the step that launched it.
   std::unordered_map<std::uint32_t, std::uint64_t> launched_at;
-  for (const RuntimeApiRecord& r : records.runtime_calls)
-    if (r.correlation_id != 0) launched_at.emplace(r.correlation_id, r.start_ns);
+  for (const auto* calls : {&records.runtime_calls, &records.driver_calls})
+    for (const ApiCallRecord& r : *calls)
+      if (r.correlation_id != 0) launched_at.emplace(r.correlation_id, r.start_ns);
   const auto launch_of = [&](std::uint32_t correlation_id) -> std::optional<std::uint64_t> {
     const auto found = correlation_id != 0 ? launched_at.find(correlation_id) : launched_at.end();
     if (found == launched_at.end()) return std::nullopt;
@@ -222,9 +224,10 @@ CuptiSummary summarize_cupti(const CuptiRecords& records, const std::vector<Step
     ++out.memset_count;
     out.memset_bytes += m.bytes;
   }
-  for (const RuntimeApiRecord& r : records.runtime_calls) {
+  for (const ApiCallRecord& r : records.runtime_calls)
     if (lookup.find(r.start_ns) != kNoStep) ++out.runtime_calls_in_steps;
-  }
+  for (const ApiCallRecord& r : records.driver_calls)
+    if (lookup.find(r.start_ns) != kNoStep) ++out.driver_calls_in_steps;
   return out;
 }
 
@@ -277,6 +280,7 @@ nlohmann::json to_json(const CuptiSummary& s) {
             {"kernels_in_measured_steps", s.kernels_in_steps},
             {"kernels_placed_by_start_time", s.kernels_by_start_time},
             {"runtime_calls_in_measured_steps", s.runtime_calls_in_steps},
+            {"driver_calls_in_measured_steps", s.driver_calls_in_steps},
             {"untimed", s.untimed_records},
             {"dropped", s.dropped_records}}}};
 }

@@ -43,9 +43,9 @@ struct PhaseKernelTime {
 };
 
 // What CUPTI saw during the measured steps. Activity belongs to the step and phase whose
-// host window its launch (the runtime call with its correlation id) falls in: by default
-// no phase waits for the device, so a step's kernels run while the host queues the next
-// one. Activity without a launch record falls back to its start time (clipped to the
+// host window its launch (the runtime or driver call with its correlation id) falls in: by
+// default no phase waits for the device, so a step's kernels run while the host queues the
+// next one. Activity without a launch record falls back to its start time (clipped to the
 // windows, exact under --sync-phases). Warm-up and between-step work is left out.
 struct CuptiSummary {
   std::size_t measured_steps = 0;
@@ -68,11 +68,10 @@ struct CuptiSummary {
   Summary idle_gap_between_steps_us;
   // Bookkeeping, so a reader can tell how much was left out.
   std::size_t kernels_total = 0, kernels_in_steps = 0;
-  // Kernels in steps with no runtime launch record (a driver-API launch: NCCL, cuDNN's
-  // runtime-compiled kernels; or a dropped record): placed by start time, which is right
-  // only under --sync-phases.
+  // Kernels in steps with no runtime or driver launch record (a dropped record): placed by
+  // start time, which is right only under --sync-phases.
   std::size_t kernels_by_start_time = 0;
-  std::size_t runtime_calls_in_steps = 0;
+  std::size_t runtime_calls_in_steps = 0, driver_calls_in_steps = 0;
   std::size_t untimed_records = 0;  // CUPTI could not time them (start == end == 0)
   std::uint64_t dropped_records = 0;
 };

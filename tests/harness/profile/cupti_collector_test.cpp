@@ -12,7 +12,7 @@ using testing::MockCuptiState;
 
 const std::vector<std::string> kStartCalls = {
     "subscribe",     "register_buffer_callbacks", "enable:CONCURRENT_KERNEL", "enable:MEMCPY", "enable:MEMSET",
-    "enable:RUNTIME"};
+    "enable:RUNTIME", "enable:DRIVER"};
 
 CuptiCall failure(CuptiCall::Code code, std::string message) {
   CuptiCall call;
@@ -121,6 +121,7 @@ TEST_F(CuptiCollectorRun, CuptiIsEnabledAtRunBeginAndDetachedAtRunEnd) {
                                               "disable:MEMCPY",
                                               "disable:MEMSET",
                                               "disable:RUNTIME",
+                                              "disable:DRIVER",
                                               "flush_all",
                                               "take_records",
                                               "finalize"};
@@ -241,14 +242,15 @@ TEST_F(CuptiCollectorRun, PausingDisablesAndFlushesResumingEnablesAgainKeepingRe
   state->calls.clear();
   collector.set_active(false);
   EXPECT_EQ(state->calls, (std::vector<std::string>{"synchronize_device", "disable:CONCURRENT_KERNEL", "disable:MEMCPY",
-                                                    "disable:MEMSET", "disable:RUNTIME", "flush_all", "take_records"}));
+                                                    "disable:MEMSET", "disable:RUNTIME", "disable:DRIVER", "flush_all",
+                                                    "take_records"}));
   EXPECT_EQ(collector.records().kernels.size(), 2u) << "step 0's records are kept across the pause";
   state->calls.clear();
   collector.set_active(false);  // already paused: nothing to do
   EXPECT_TRUE(state->calls.empty());
   collector.set_active(true);
   EXPECT_EQ(state->calls, (std::vector<std::string>{"enable:CONCURRENT_KERNEL", "enable:MEMCPY", "enable:MEMSET",
-                                                    "enable:RUNTIME"}));
+                                                    "enable:RUNTIME", "enable:DRIVER"}));
   measured_step(1);
   state->calls.clear();
   collector.run_end();

@@ -102,6 +102,27 @@ TEST(CuptiDecode, MemsetAndRuntimeRecords) {
   EXPECT_EQ(out.runtime_calls[0].thread_id, 99u);
 }
 
+// Driver API calls (cuLaunchKernel: how cuBLAS, cuDNN and NCCL launch) are decoded too,
+// named from the driver's callback domain, not the runtime's.
+TEST(CuptiDecode, DriverApiRecordsAreDecodedWithTheirOwnNames) {
+  CUpti_ActivityAPI a;
+  std::memset(&a, 0, sizeof a);
+  a.kind = CUPTI_ACTIVITY_KIND_DRIVER;
+  a.cbid = CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel;
+  a.start = 3;
+  a.end = 4;
+  a.threadId = 5;
+  a.correlationId = 43;
+  CuptiRecordDecoder decoder;
+  CuptiRecords out;
+  ASSERT_TRUE(decoder.decode(as_activity(&a), out));
+  EXPECT_TRUE(out.runtime_calls.empty());
+  ASSERT_EQ(out.driver_calls.size(), 1u);
+  EXPECT_EQ(out.driver_calls[0].name, "cuLaunchKernel");
+  EXPECT_EQ(out.driver_calls[0].correlation_id, 43u);
+  EXPECT_EQ(out.size(), 1u);
+}
+
 // libcupti walks a buffer by its own idea of each kind's record size: packing the
 // toolkit's structs back to back and reading them all back shows the struct versions
 // chosen in cupti_activity_decode.cpp match the library (this runs without a driver).

@@ -185,6 +185,31 @@ TEST(CuptiSummary, StepWithoutKernelsHasNoGapAndZeroBusy) {
   EXPECT_DOUBLE_EQ(s.kernels_per_step.min, 0.0);
 }
 
+// cuBLAS(Lt), cuDNN and NCCL launch through the driver API (issue 47, finding 7): their
+// kernels carry the correlation id of a driver call, not of a runtime call. Only runtime
+// calls were collected, so such a kernel, launched in step 0's backward and running after
+// step 0's window, was placed by start time: in step 1, a step late. With the driver calls
+// it belongs to the step and phase that launched it, as a runtime-launched kernel does.
+TEST(CuptiSummary, KernelsLaunchedThroughTheDriverApiBelongToTheirLaunch) {
+  CuptiRecords records;
+  records.runtime_calls.push_back({211, "cudaLaunchKernel_v7000", 1'100'000, 1'105'000, 1, 21});
+  records.kernels.push_back({"elementwise", 1'600'000, 1'700'000, 0, 7, 21});
+  records.driver_calls.push_back({307, "cuLaunchKernel", 1'500'000, 1'505'000, 1, 22});
+  records.kernels.push_back({"cublasLt_gemm", 3'050'000, 3'350'000, 0, 7, 22});
+  const std::vector<PhaseWindow> phases = {{0, Phase::Forward, 1'000'000, 1'400'000},
+                                           {0, Phase::Backward, 1'400'000, 1'900'000},
+                                           {1, Phase::Forward, 3'000'000, 3'400'000}};
+  const CuptiSummary s = summarize_cupti(records, two_steps(), phases);
+  EXPECT_EQ(s.kernels_by_start_time, 0u) << "every kernel has its launch call";
+  EXPECT_EQ(s.driver_calls_in_steps, 1u);
+  EXPECT_DOUBLE_EQ(s.kernel_ms_by_phase[static_cast<std::size_t>(Phase::Backward)].total_ms, 0.3);
+  EXPECT_DOUBLE_EQ(s.kernel_ms_by_phase[static_cast<std::size_t>(Phase::Forward)].total_ms, 0.1)
+      << "step 1's forward launched nothing";
+  EXPECT_DOUBLE_EQ(s.kernels_per_step.max, 2.0) << "both kernels are step 0's";
+  EXPECT_DOUBLE_EQ(s.kernels_per_step.min, 0.0);
+  EXPECT_EQ(to_json(s)["records"]["driver_calls_in_measured_steps"], 1);
+}
+
 TEST(CuptiSummary, ActivityOutsideMeasuredStepsAndUntimedRecordsAreLeftOut) {
   CuptiRecords records;
   records.kernels.push_back(kernel("warmup", 100'000, 200'000));       // before the first step
