@@ -54,7 +54,11 @@ bool CudaGraphStep::captured() const { return state_->captured; }
 
 void CudaGraphStep::capture(const std::function<void()>& body) {
   if (state_->captured) throw std::logic_error("CudaGraphStep::capture: the step is already captured");
-  state_->stream.synchronize();
+  // As Python's torch.cuda.graph does before capture_begin: what the eager warm-up left
+  // cached stays in the normal pool, which the graph's private pool cannot use, so a step
+  // that fills most of the GPU would need a second set of activations during capture.
+  c10::cuda::device_synchronize();
+  c10::cuda::CUDACachingAllocator::emptyCache();
   const auto start = std::chrono::steady_clock::now();
   try {
     state_->graph->capture_begin(state_->pool);
@@ -75,6 +79,11 @@ void CudaGraphStep::capture(const std::function<void()>& body) {
 // captured and keep the pool's memory forever, and the next in-process GPU user (a test, the
 // next config) would run on that state. Each step is best-effort: which ones are still
 // needed depends on where the capture failed.
+//
+// Once capture_end has counted the capture as ended (it failed later, at instantiation),
+// the pool is CUDAGraph's to release: its reset() does, and so would its destructor, so
+// releasing it here as well made the destructor's second release assert inside a
+// destructor (std::terminate). Its pool() answers only for an ended capture.
 void CudaGraphStep::end_failed_capture() noexcept {
   const auto quietly = [](auto&& action) {
     try {
@@ -82,15 +91,24 @@ void CudaGraphStep::end_failed_capture() noexcept {
     } catch (...) {
     }
   };
-  cudaStreamCaptureStatus status = cudaStreamCaptureStatusNone;
-  if (cudaStreamIsCapturing(state_->stream.stream(), &status) == cudaSuccess && status != cudaStreamCaptureStatusNone) {
-    cudaGraph_t partial = nullptr;
-    if (cudaStreamEndCapture(state_->stream.stream(), &partial) == cudaSuccess && partial) cudaGraphDestroy(partial);
+  bool graph_releases_pool = false;
+  quietly([&] {
+    (void)state_->graph->pool();
+    graph_releases_pool = true;
+  });
+  if (graph_releases_pool) {
+    quietly([&] { state_->graph->reset(); });  // the pool, once; the graph and its executable
+  } else {
+    cudaStreamCaptureStatus status = cudaStreamCaptureStatusNone;
+    if (cudaStreamIsCapturing(state_->stream.stream(), &status) == cudaSuccess && status != cudaStreamCaptureStatusNone) {
+      cudaGraph_t partial = nullptr;
+      if (cudaStreamEndCapture(state_->stream.stream(), &partial) == cudaSuccess && partial) cudaGraphDestroy(partial);
+    }
+    quietly([&] { c10::cuda::CUDACachingAllocator::endAllocateToPool(state_->device, state_->pool); });
+    quietly([&] { at::getHostAllocator(at::kCUDA)->end_allocate_to_pool(state_->pool); });
+    quietly([&] { c10::cuda::CUDACachingAllocator::releasePool(state_->device, state_->pool); });
+    quietly([&] { at::getHostAllocator(at::kCUDA)->release_pool(state_->pool); });
   }
-  quietly([&] { c10::cuda::CUDACachingAllocator::endAllocateToPool(state_->device, state_->pool); });
-  quietly([&] { at::getHostAllocator(at::kCUDA)->end_allocate_to_pool(state_->pool); });
-  quietly([&] { c10::cuda::CUDACachingAllocator::releasePool(state_->device, state_->pool); });
-  quietly([&] { at::getHostAllocator(at::kCUDA)->release_pool(state_->pool); });
   (void)cudaGetLastError();  // the capture's error is the exception being rethrown, not the next call's
   // A fresh graph object (its reset() drops the capture id and generator states) and pool:
   // a second capture starts clean.

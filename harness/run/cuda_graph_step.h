@@ -32,9 +32,10 @@ class CudaGraphStep final : public StepGraph {
 
   bool captured() const override;
   // Records `body` into the graph without running it; capture time is measured with the
-  // stream idle before and after. A capture that fails (the body throws, or CUDA
-  // invalidates it) is ended and its pool released before the error is rethrown: the
-  // allocator is as before and capture may be tried again.
+  // stream idle before and after. First the device is synchronised and the allocator's
+  // cache released, as torch.cuda.graph does. A capture that fails (the body throws, CUDA
+  // invalidates it, or its instantiation fails) is ended and its pool released, once,
+  // before the error is rethrown: the allocator is as before and capture may be tried again.
   void capture(const std::function<void()>& body) override;
   // Launches the recorded step on the side stream (asynchronous, like the eager step).
   void replay() override;

@@ -1,5 +1,6 @@
-// A CUDA Graph capture that fails (issue 26, defect 6) on a real device (label gpu): the
-// allocator state it leaves must not reach the GPU work that follows in the same process.
+// A CUDA Graph capture on a real device (label gpu). One that fails (issue 26, defect 6):
+// the allocator state it leaves must not reach the GPU work that follows in the same
+// process; and what capture itself holds (issue 47, finding 2).
 #include <gtest/gtest.h>
 
 #include <cuda_runtime_api.h>
@@ -57,6 +58,31 @@ TEST(GpuGraphCapture, AFailedCaptureReleasesItsPoolAndCanBeRetried) {
   graph.replay();
   torch::cuda::synchronize();
   EXPECT_EQ(out.sum().item<double>(), 3.0 * 1024);
+}
+
+// What the eager warm-up left cached is released before capture (issue 47, finding 2), as
+// torch.cuda.graph does: the graph's private pool cannot use the normal pool's cached
+// blocks, so a step that fills most of the GPU needed a second set of activations. Here a
+// 256 MiB block freed before capture and a 256 MiB block the body allocates: before the
+// fix both stayed reserved after capture.
+TEST(GpuGraphCapture, TheCacheIsReleasedBeforeCapture) {
+  REQUIRE_CUDA();
+  constexpr std::int64_t kFloats = 64 << 20;  // 256 MiB
+  CudaGraphStep graph(kCuda0);
+  torch::cuda::synchronize();
+  empty_cuda_cache();
+  const std::int64_t reserved_before = cuda_allocator_stats(0).reserved_bytes;
+  { torch::empty({kFloats}, kCuda0).fill_(1.0); }  // freed: cached in the normal pool
+  torch::cuda::synchronize();
+  ASSERT_GE(cuda_allocator_stats(0).reserved_bytes - reserved_before, 4 * kFloats);
+  torch::Tensor out = torch::zeros({1}, kCuda0);
+  graph.capture([&] { out.copy_(torch::empty({kFloats}, kCuda0).fill_(2.0).narrow(0, kFloats - 1, 1)); });
+  ASSERT_TRUE(graph.captured());
+  const std::int64_t held = cuda_allocator_stats(0).reserved_bytes - reserved_before;
+  EXPECT_LT(held, 2 * 4 * kFloats) << "the warm-up's cached block outlived the capture beside the graph's pool";
+  graph.replay();
+  torch::cuda::synchronize();
+  EXPECT_EQ(out.item<double>(), 2.0);
 }
 
 }  // namespace
