@@ -1,4 +1,5 @@
 #include "cli/flags.h"
+#include "cli/assumed_gpus.h"
 #include "cli/model_flags.h"
 #include "cli/subcommand_flags.h"
 
@@ -247,11 +248,14 @@ CliOptions parse_command_line(int argc, const char* const* argv) {
              "gpubench promises about files, inputs and signals).");
   app.add_option("--matrix", options.matrix_spec,
                  "all | cpu | gpu | amp | pinned | parallel | tuning | recipes | ablation | comma list of config ids, "
-                 "each a stack: workload/device/precision[/pinned|pageable] and any of /dp|ddp-N /accK "
+                 "each a stack: workload/device/precision[/pinned|pageable] and any of /dp|ddp-N|zero1-N|zero2-N|fsdp-N /accK "
                  "/adam-foreach|adam-fused /channels-last /ckpt /graph (default: all; --rules says what cannot combine; docs/techniques.md)");
   bool list = false, rules = false;
   app.add_flag("--list", list, "Print the configs SPEC expands to and whether each can run here; run nothing");
   app.add_flag("--rules", rules, "Print the table of techniques that do not combine, and why; run nothing");
+  app.add_option("--assume-gpus", options.assume_gpus,
+                 "With --list: plan for COUNTxSIZE GPUs (e.g. 8x80GiB) instead of this machine's: each CUDA config's "
+                 "memory a GPU, whether it fits and at which micro-batch; nothing runs (docs/sharding.md)");
   add_settings_flags(app, raw, options);
   app.add_option("--out", options.out, "JSON report path, written atomically after every config (default: gpubench-report.json)");
   app.add_option("--ceilings", options.ceilings, "Ceilings file from gpubench-bench --ceilings-out: report each config as a share of them (docs/ceilings-and-mfu.md)");
@@ -336,6 +340,12 @@ CliOptions parse_command_line(int argc, const char* const* argv) {
     options.command = CliOptions::Command::Rules;
   } else if (list) {
     options.command = CliOptions::Command::List;
+  }
+  if (!options.assume_gpus.empty()) {
+    parse_assumed_gpus(options.assume_gpus);  // a bad COUNTxSIZE is exit 2 whatever else is wrong
+    if (options.command != CliOptions::Command::List)
+      throw UsageError("--assume-gpus " + options.assume_gpus +
+                       " plans for GPUs this machine does not have and runs nothing: it goes with --list");
   }
   return options;
 }

@@ -23,6 +23,7 @@ struct CliOptions {
   bool strict = false;
   int nproc = 0;  // --nproc N: start N ranks of this command here (0: run as one process)
   int accumulate = 1;  // --accumulate K: micro-batches per optimizer step for every config
+  std::string assume_gpus;  // --list --assume-gpus NxSIZE: plan for GPUs this machine lacks (cli/gpu_plan.h)
 
   // Hidden: set by the parent when it re-executes itself for one config, or to probe one
   // TorchScript --model (cli/model_probe.h).

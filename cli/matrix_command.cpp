@@ -13,6 +13,7 @@
 #include <fmt/ranges.h>
 
 #include "harness/ceilings/ceilings_file.h"
+#include "cli/gpu_plan.h"
 #include "cli/output_rules.h"
 #include "cli/terminal_columns.h"
 #include "core/config/errors.h"
@@ -33,6 +34,7 @@
 #include "harness/run/child_process.h"
 #include "harness/run/config_sizes.h"
 #include "harness/run/matrix_runner.h"
+#include "harness/run/memory_check.h"
 #include "workloads/workload.h"
 #include "core/io/json_text.h"
 
@@ -129,6 +131,16 @@ void validate_inputs(CliOptions& options, const std::vector<Config>& configs, co
         throw UsageError("--matrix " + config.id() + " runs workload " + config.workload + " but --workload '" +
                          fmt::format("{}", fmt::join(options.workloads, ",")) +
                          "' leaves it out: drop --workload or name only its workloads' configs");
+  // A named CPU config of more ranks than cores asks for what this machine cannot be: its
+  // ranks share the cores one a rank (a group never picks one; it would skip it).
+  const std::vector<std::string> named = named_config_ids(options.matrix_spec);
+  for (const auto& config : configs)
+    if (config.multi_rank() && config.device == DeviceKind::Cpu && config.world_size > machine.cpu_cores &&
+        std::find(named.begin(), named.end(), config.id()) != named.end())
+      throw UsageError(fmt::format("--matrix {}: {}-{} needs {} CPU processes, one core each, and this machine has {} "
+                                   "cores: expected at most {}-{} here",
+                                   config.id(), to_string(config.parallel), config.world_size, config.world_size,
+                                   machine.cpu_cores, to_string(config.parallel), machine.cpu_cores));
   RunSettings& settings = options.settings;
   resolve_data_paths(settings, workloads);
   std::map<std::string, std::int64_t> samples;  // per workload: real data is read and checked in full, once
@@ -152,7 +164,7 @@ void validate_inputs(CliOptions& options, const std::vector<Config>& configs, co
     // the ranks half-way through the matrix; moot for a config this machine skips anyway
     // (ddp-1024 on 2 cores is a skipped row, whatever its shard).
     const std::int64_t shard = (samples[config.workload] + config.world_size - 1) / config.world_size;
-    if (config.parallel == ParallelMode::Ddp && sizes.batch_size > shard && !skip_reason(config, machine))
+    if (config.multi_rank() && sizes.batch_size > shard && !skip_reason(config, machine))
       throw UsageError(fmt::format("{} {} is larger than each rank's shard of the {} dataset for {} ({} of {} "
                                    "samples with preset {})",
                                    batch_source, sizes.batch_size, config.workload, config.id(), shard, samples[config.workload],
@@ -202,7 +214,7 @@ struct ExpectedSteps {
 ExpectedSteps expected_steps(const Config& config, const RunSettings& settings) {
   ResolvedSizes sizes = resolve_sizes(config, settings);
   sizes.warmup = warmup_steps_for(config, sizes.warmup);
-  if (config.parallel != ParallelMode::Ddp && !sizes.stopping.exact)
+  if (!config.multi_rank() && !sizes.stopping.exact)
     return {true, sizes.stopping.budget_s,
             fmt::format("{} warm-up + {}-{} steps, at most ~{:g} s measured", sizes.warmup,
                               sizes.stopping.min_steps, sizes.stopping.max_steps, sizes.stopping.budget_s)};
@@ -229,28 +241,102 @@ std::map<std::string, std::string> left_out_configs(const CliOptions& options, c
   return left_out;
 }
 
+// One config of --list, planned once: its line of the table and its object of --format
+// json are both made from it.
+struct ListRow {
+  Config config;
+  std::optional<std::string> reason;  // why it does not run here
+  ExpectedSteps expected;
+  std::string round_trip;  // why the checkpoint round trip is left out, "" when it is not
+  std::optional<double> estimate_bytes;  // training_memory_bytes: the workload's estimate
+  std::optional<GpuFit> gpu_fit;         // --assume-gpus: a CUDA config's plan on those GPUs
+};
+
+ListRow list_row(const Config& config, const MachineCapabilities& machine,
+                 const std::map<std::string, std::string>& left_out, const RunSettings& settings,
+                 const std::optional<AssumedGpus>& assumed) {
+  ListRow row{config, skip_reason(config, machine, settings), expected_steps(config, settings), "",
+              training_memory_bytes(config, settings), std::nullopt};
+  if (assumed && config.device == DeviceKind::Cuda && !row.reason) {
+    row.gpu_fit = plan_gpu_fit(config, settings, *assumed);
+    row.estimate_bytes = row.gpu_fit->estimate_bytes;  // per GPU
+    return row;  // a plan: whether the round trip fits is decided where it runs
+  }
+  if (const auto found = left_out.find(config.id()); !row.reason && found != left_out.end()) row.reason = found->second;
+  // Only what memory decides: which config of a workload makes a `once` round trip is known
+  // as the run goes.
+  if (!row.reason && settings.checkpoint_policy != CheckpointPolicy::Off)
+    row.round_trip = checkpoint_skip_reason(config, settings, machine, {});
+  return row;
+}
+
+// --list --format json's object for one config.
+nlohmann::json list_row_json(const ListRow& row) {
+  nlohmann::json out = {{"id", row.config.id()},
+                        {"runs_here", !row.reason},
+                        {"fits", !row.reason},
+                        {"reason", row.reason.value_or("")},
+                        {"estimate_bytes", row.estimate_bytes ? nlohmann::json(*row.estimate_bytes) : nlohmann::json()},
+                        {"steps", row.reason ? nlohmann::json() : nlohmann::json(row.expected.text)},
+                        {"checkpoint_round_trip_left_out", row.round_trip}};
+  if (row.gpu_fit) {
+    // A plan for GPUs this machine does not have: nothing runs here, "fits" is the plan's.
+    out["runs_here"] = false;
+    out["fits"] = row.gpu_fit->fits;
+    out["reason"] = row.gpu_fit->fits ? "" : row.gpu_fit->text;
+    out["plan"] = row.gpu_fit->text;
+    out["micro_batch"] = row.gpu_fit->micro_batch;
+    out["fits_at_micro_batch"] = row.gpu_fit->fits_at ? nlohmann::json(*row.gpu_fit->fits_at) : nlohmann::json();
+  }
+  return out;
+}
+
+// --list --assume-gpus as a table: each config's line, then how many fit.
+int print_plan(const std::vector<ListRow>& rows, const AssumedGpus& gpus) {
+  std::size_t width = 0, fit = 0, planned = 0;
+  for (const ListRow& row : rows) width = std::max(width, row.config.id().size());
+  for (const ListRow& row : rows) {
+    const std::string what = row.reason ? "skip: " + *row.reason
+                             : row.gpu_fit ? "plan: " + row.gpu_fit->text
+                                           : "runs here (CPU): " + row.expected.text;
+    std::cout << one_line(fmt::format("{:<{}} {}", row.config.id(), width, what)) << "\n";
+    if (row.gpu_fit && row.gpu_fit->estimate_bytes) {
+      ++planned;
+      fit += row.gpu_fit->fits ? 1 : 0;
+    }
+  }
+  std::cout << fmt::format("plan for {} (nothing ran): {} of {} CUDA config(s) with an estimate fit {:.0f}% of a GPU; "
+                           "each rank of a multi-rank config on a GPU of its own.\n",
+                           gpus.text, fit, planned, kPlannedGpuShare * 100);
+  return 0;
+}
+
 int print_list(const std::vector<Config>& configs, const MachineCapabilities& machine,
-               const std::map<std::string, std::string>& left_out, const RunSettings& settings) {
+               const std::map<std::string, std::string>& left_out, const RunSettings& settings, const std::string& format,
+               const std::optional<AssumedGpus>& assumed) {
+  std::vector<ListRow> rows;
+  for (const auto& config : configs) rows.push_back(list_row(config, machine, left_out, settings, assumed));
+  if (format == "json") {
+    nlohmann::json list = nlohmann::json::array();
+    for (const ListRow& row : rows) list.push_back(list_row_json(row));
+    std::cout << json_text(list, 2) << "\n";
+    return 0;
+  }
+  if (assumed) return print_plan(rows, *assumed);
   int budgeted = 0, fixed = 0;
   double budget_s = 0;
   std::size_t width = 0;
   for (const auto& config : configs) width = std::max(width, config.id().size());
-  for (const auto& config : configs) {
-    std::optional<std::string> reason = skip_reason(config, machine, settings);
-    if (const auto found = left_out.find(config.id()); !reason && found != left_out.end()) reason = found->second;
-    const ExpectedSteps expected = expected_steps(config, settings);
-    if (reason) {
-      std::cout << fmt::format("{:<{}} skip: {}\n", config.id(), width, *reason);
+  for (const ListRow& row : rows) {
+    if (row.reason) {
+      std::cout << one_line(fmt::format("{:<{}} skip: {}", row.config.id(), width, *row.reason)) << "\n";
       continue;
     }
-    // Only what memory decides: which config of a workload makes a `once` round trip is
-    // known as the run goes.
-    const std::string round_trip = checkpoint_skip_reason(config, settings, machine, {});
-    std::cout << fmt::format("{:<{}} runs here: {}{}\n", config.id(), width, expected.text,
-                             round_trip.empty() || settings.checkpoint_policy == CheckpointPolicy::Off
-                                 ? "" : "; checkpoint round trip left out: " + round_trip);
-    (expected.budgeted ? budgeted : fixed) += 1;
-    budget_s += expected.budget_s;
+    std::cout << one_line(fmt::format("{:<{}} runs here: {}{}", row.config.id(), width, row.expected.text,
+                                      row.round_trip.empty() ? "" : "; checkpoint round trip left out: " + row.round_trip))
+              << "\n";
+    (row.expected.budgeted ? budgeted : fixed) += 1;
+    budget_s += row.expected.budget_s;
   }
   // Per config the process start, dataset and checkpoint round trip add a second or two on
   // a CPU; a step longer than the whole budget still runs once after its warm-up.
@@ -275,12 +361,19 @@ std::string progress_line(std::size_t index, std::size_t total, const nlohmann::
 int run_matrix_command(const CliOptions& given, const std::string& command_line) {
   CliOptions options = given;  // validation resolves a bare --data PATH to its workload
   const int threads = apply_thread_setting(options.settings.threads);
-  const MachineCapabilities machine = detect_capabilities();
+  // --list --assume-gpus: the matrix as a machine with those GPUs would expand it.
+  const std::optional<AssumedGpus> assumed =
+      options.assume_gpus.empty() ? std::nullopt : std::optional<AssumedGpus>(parse_assumed_gpus(options.assume_gpus));
+  const MachineCapabilities machine = assumed ? with_assumed_gpus(detect_capabilities(), *assumed) : detect_capabilities();
   const std::vector<Config> configs = expand_configs(options, machine);
   validate_inputs(options, configs, machine);
   const nlohmann::json ceilings = options.ceilings.empty() ? nlohmann::json() : load_ceilings(options.ceilings);
   const std::map<std::string, std::string> left_out = left_out_configs(options, configs, machine);
-  if (options.command == CliOptions::Command::List) return print_list(configs, machine, left_out, options.settings);
+  if (options.command == CliOptions::Command::List) {
+    if (options.format == "markdown")
+      throw UsageError("--list --format markdown: --list prints a table (the default) or json (--format json)");
+    return print_list(configs, machine, left_out, options.settings, options.format, assumed);
+  }
   // Launched as one rank (torchrun, Slurm, --nproc): a bad launch environment or an
   // unreachable store is a usage error now, before anything runs; only rank 0 reports.
   const std::shared_ptr<RankLauncher> ranks = RankLauncher::from_environment(options.settings.comm_timeout_s);
@@ -305,17 +398,19 @@ int run_matrix_command(const CliOptions& given, const std::string& command_line)
   install_interrupt_handlers();  // Ctrl-C: stop the running config, report the rest as not run
   const MatrixOutput output = run_matrix(run, [&](std::size_t index, const nlohmann::json& row) {
     if (!ranks->writes_report()) return;
-    std::cerr << printable(progress_line(index, configs.size(), row)) << std::endl;
+    std::cerr << one_line(progress_line(index, configs.size(), row)) << std::endl;  // a reason quotes a child
     done.push_back(row);
-    // Rewritten after every config: an interrupted matrix keeps what it measured. A failed
-    // write (disk full) does not stop the matrix: the final write tries again. A device or
-    // FIFO gets the final report only (one document, one writer's open).
-    if (written_in_place(options.out)) return;
+    // Rewritten after every config that ran: an interrupted matrix keeps what it measured.
+    // Not after a skipped row (it measured nothing, and a matrix of thousands of skipped
+    // ids would rewrite a growing report thousands of times). A failed write (disk full)
+    // does not stop the matrix: the final write tries again. A device or FIFO gets the
+    // final report only (one document, one writer's open).
+    if (row.value("status", "") == "skipped" || written_in_place(options.out)) return;
     if (auto error = written_or_error([&] {
           write_file_atomically(options.out, json_text(build_report(env, matrix, done, command_line, ceilings), 2) + "\n");
         }))
-      std::cerr << "gpubench: warning: report not written after " << printable(row.value("config_id", "?")) << ": "
-                << printable(*error) << std::endl;
+      std::cerr << "gpubench: warning: report not written after " << one_line(row.value("config_id", "?")) << ": "
+                << one_line(*error) << std::endl;
   });
   const auto& results = output.results;
   if (!ranks->writes_report()) return 0;  // rank 0 has every rank's outcome
@@ -325,21 +420,21 @@ int run_matrix_command(const CliOptions& given, const std::string& command_line)
   if (run.collect_trace) {
     trace_error = written_or_error([&] { write_chrome_trace(options.trace, output.trace_sets); });
     if (!trace_error)
-      std::cerr << "trace written to " << printable(options.trace) << " (open in https://ui.perfetto.dev or chrome://tracing)"
+      std::cerr << "trace written to " << one_line(options.trace) << " (open in https://ui.perfetto.dev or chrome://tracing)"
                 << std::endl;
   }
   // Each config's child writes its own trace file; a failed write fails that config's row.
   const bool any_ok = std::any_of(results.begin(), results.end(),
                                   [](const nlohmann::json& row) { return row.value("status", "") == "ok"; });
   if (!options.settings.hta_dir.empty() && any_ok)
-    std::cerr << "per-rank traces of the ok configs in " << printable(options.settings.hta_dir)
-              << "/<config>/ (HTA: TraceAnalysis(trace_dir=\"" << options.settings.hta_dir << "/<config>\"))" << std::endl;
+    std::cerr << "per-rank traces of the ok configs in " << one_line(options.settings.hta_dir)
+              << "/<config>/ (HTA: TraceAnalysis(trace_dir=\"" << one_line(options.settings.hta_dir) << "/<config>\"))" << std::endl;
   // The measurements reach the terminal whatever became of the files.
   const std::string format = !options.format.empty() ? options.format : (isatty(STDOUT_FILENO) ? "table" : "json");
   std::cout << format_report(report, format, terminal_columns()) << std::flush;
-  if (report_error) std::cerr << "gpubench: error: report not written: " << printable(*report_error) << std::endl;
-  if (trace_error) std::cerr << "gpubench: error: trace not written: " << printable(*trace_error) << std::endl;
-  if (!report_error) std::cerr << "report written to " << printable(options.out) << std::endl;
+  if (report_error) std::cerr << "gpubench: error: report not written: " << one_line(*report_error) << std::endl;
+  if (trace_error) std::cerr << "gpubench: error: trace not written: " << one_line(*trace_error) << std::endl;
+  if (!report_error) std::cerr << "report written to " << one_line(options.out) << std::endl;
   if (const int signal = interrupt_signal(); signal != 0) {
     std::cerr << "gpubench: interrupted by " << interrupt_signal_name() << ": the running config was stopped, "
               << "the configs after it were not run" << std::endl;
@@ -359,8 +454,9 @@ void check_nproc_runs_something(const CliOptions& options) {
   for (const Config& config : configs) {
     std::optional<std::string> reason = skip_reason(config, machine, options.settings);
     if (!reason && left_out.count(config.id())) reason = left_out.at(config.id());
-    if (!reason && (config.parallel != ParallelMode::Ddp || config.world_size != options.nproc))
-      reason = config.parallel != ParallelMode::Ddp ? "not a ddp config" : "a ddp-" + std::to_string(config.world_size) + " config";
+    if (!reason && (!config.multi_rank() || config.world_size != options.nproc))
+      reason = !config.multi_rank() ? "not a multi-rank config"
+                                    : "a " + to_string(config.parallel) + "-" + std::to_string(config.world_size) + " config";
     if (!reason) return;
     if (why.size() < 3) why.push_back(config.id() + ": " + *reason);
   }
@@ -383,8 +479,8 @@ int run_child_command(const CliOptions& options) {
   } catch (const UsageError&) {
     throw;
   } catch (const std::exception& error) {  // the config's own failures are in the result: this is its write
-    std::cerr << "gpubench: error: child result not written: " << error.what() << std::endl;
-    return kExitOutputNotWritten;
+    std::cerr << "gpubench: error: child result not written: " << one_line(error.what()) << std::endl;
+    return kChildResultNotWritten;  // the parent names the folder and, when it is full, says so
   }
 }
 

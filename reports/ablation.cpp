@@ -70,12 +70,42 @@ void single_recipe(const nlohmann::json& recipe, const nlohmann::json& results, 
   }
 }
 
+// The single-process recipe of `recipe`'s workload and device, or null.
+const nlohmann::json* single_recipe_of(const nlohmann::json& recipes, const nlohmann::json& recipe) {
+  for (const auto& single : recipes)
+    if (single.value("name", "") == "recipe" && single.value("workload", "") == recipe.value("workload", "") &&
+        single.value("device", "") == recipe.value("device", ""))
+      return &single;
+  return nullptr;
+}
+
+// The sharded recipe against its DDP twin (the same stack on ddp-N): the parallel mode's
+// part of the single recipe's block.
+void parallel_mode(const nlohmann::json& recipes, const nlohmann::json& recipe, const nlohmann::json& results,
+                   nlohmann::json& out) {
+  const nlohmann::json* single = single_recipe_of(recipes, recipe);
+  Config twin;
+  try {
+    twin = Config::parse(recipe.value("config_id", ""));
+  } catch (const std::exception&) {
+    return;
+  }
+  twin.parallel = ParallelMode::Ddp;
+  append_if(out, ablation_pair(results, "parallel_mode", twin.id(), recipe.value("config_id", ""),
+                               {{"device", recipe.value("device", "")},
+                                {"recipe", single ? single->value("config_id", "") : recipe.value("config_id", "")}}));
+}
+
 }  // namespace
 
 nlohmann::json compute_ablations(const nlohmann::json& matrix, const nlohmann::json& results) {
   nlohmann::json out = nlohmann::json::array();
   const auto recipes = matrix.value("recipes", nlohmann::json::array());
   for (const auto& recipe : recipes) {
+    if (recipe.value("name", "") == "fsdp recipe") {
+      parallel_mode(recipes, recipe, results, out);
+      continue;
+    }
     if (recipe.value("name", "") != "ddp recipe") {
       single_recipe(recipe, results, out);
       continue;
@@ -152,6 +182,12 @@ std::string format_ablation_blocks(const nlohmann::json& report, std::size_t col
       if (c.value("kind", "") == "scaling_efficiency" && c.value("recipe", "") == recipe)
         text += wrap_text(fmt::format("{}: {:.2f}x the recipe on {} ranks, scaling efficiency {:.0f}%", c.value("candidate", ""),
                                       c.value("speedup", 0.0), c.value("ranks", 1), c.value("efficiency", 0.0) * 100),
+                          columns);
+    for (const auto& c : comparisons)
+      if (c.value("kind", "") == "parallel_mode" && c.value("recipe", "") == recipe)
+        text += wrap_text(fmt::format("{}: {} the step rate of {} (the same stack on DDP), each rank's model state {:.2f}x",
+                                      c.value("candidate", ""), cell(c, true), c.value("baseline", ""),
+                                      c.value("model_state_ratio", 0.0)),
                           columns);
   }
   return text;

@@ -34,7 +34,8 @@ std::string kind_of(const std::string& part) {
       {"graph", "graph_vs_eager"},
   };
   if (const auto found = kinds.find(part); found != kinds.end()) return found->second;
-  if (part.rfind("ddp-", 0) == 0) return "ddp_vs_single";
+  for (const char* mode : {"ddp", "zero1", "zero2", "fsdp"})
+    if (part.rfind(std::string(mode) + "-", 0) == 0) return std::string(mode) + "_vs_single";
   // samples/s counts every micro-batch; memory is what the larger global batch costs.
   if (part.rfind("acc", 0) == 0) return "accumulation_vs_plain";
   return part + "_vs_without";
@@ -60,6 +61,12 @@ double median_throughput(const nlohmann::json& row) {
 
 double memory_value(const nlohmann::json& row, const std::string& metric) {
   return row.value("memory", nlohmann::json::object()).value(metric, 0.0);
+}
+
+// The largest model state (parameters, gradients, optimizer state) one rank held: what
+// sharding divides. 0 for a row of one process.
+double model_state_bytes(const nlohmann::json& row) {
+  return row.value("ddp", nlohmann::json::object()).value("memory", nlohmann::json::object()).value("model_state_total_bytes_max", 0.0);
 }
 
 // Device memory when both rows measured it (GPU vs GPU), otherwise host peak RSS, so a
@@ -98,6 +105,13 @@ std::vector<std::pair<std::string, std::string>> baselines_of(const Config& row)
     dp.world_size = 1;
     pairs.emplace_back("ddp_vs_dp", dp.id());
   }
+  // A sharded row against DDP at the same ranks and stack: what the sharding costs in step
+  // time, and saves in each rank's memory.
+  if (row.sharded()) {
+    Config ddp = row;
+    ddp.parallel = ParallelMode::Ddp;
+    pairs.emplace_back(to_string(row.parallel) + "_vs_ddp", ddp.id());
+  }
   return pairs;
 }
 
@@ -107,7 +121,7 @@ nlohmann::json compare_rows(const std::string& kind, const nlohmann::json& base,
   const double base_rate = median_throughput(base);
   const std::string metric = memory_metric(base, candidate);
   const double base_memory = memory_value(base, metric);
-  return {{"kind", kind},
+  nlohmann::json comparison = {{"kind", kind},
           {"workload", candidate["config"].value("workload", "")},
           {"baseline", base["config_id"]},
           {"candidate", candidate["config_id"]},
@@ -115,6 +129,10 @@ nlohmann::json compare_rows(const std::string& kind, const nlohmann::json& base,
           {"memory_metric", metric},
           {"memory_ratio", base_memory > 0 ? memory_value(candidate, metric) / base_memory : 0.0},
           {"loss_ratio", late_loss_ratio(base, candidate)}};
+  // Both rows of ranks: the per-rank model state too (the sharded modes' point).
+  if (model_state_bytes(base) > 0 && model_state_bytes(candidate) > 0)
+    comparison["model_state_ratio"] = model_state_bytes(candidate) / model_state_bytes(base);
+  return comparison;
 }
 
 nlohmann::json compute_comparisons(const nlohmann::json& results) {

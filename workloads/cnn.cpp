@@ -52,10 +52,10 @@ void CnnImpl::reset() {
 
 torch::Tensor CnnImpl::forward(const torch::Tensor& images) {
   auto x = torch::relu(stem_bn(stem(images)));
+  std::size_t index = 0;
   for (BasicBlock block : {block1, block2, block3})
-    x = checkpoint_blocks ? checkpointed([block](const torch::Tensor& in) mutable { return block->forward(in); }, x,
-                                         batch_norms_of(*block))
-                          : block->forward(x);
+    x = segments.run(index++, [block](const torch::Tensor& in) mutable { return block->forward(in); }, x,
+                     batch_norms_of(*block));
   x = torch::adaptive_avg_pool2d(x, {1, 1}).flatten(1);
   return head(x);
 }
@@ -76,15 +76,18 @@ Dataset CnnWorkload::make_dataset(const DatasetRequest& request) const {
 
 Model CnnWorkload::make_model_with(const ModelTechniques& techniques) const {
   if (techniques.fp8_linears) throw std::invalid_argument("cnn has no FP8 Linear layers");
-  Cnn model;
-  model->checkpoint_blocks = techniques.checkpoint;
-  return wrap_model(model);
+  Cnn cnn;
+  cnn->segments.checkpoint = techniques.checkpoint;
+  Model model = wrap_model(cnn);
+  declare_units(model, cnn, {cnn->block1.ptr(), cnn->block2.ptr(), cnn->block3.ptr()});
+  return model;
 }
 
 WorkloadTraits CnnWorkload::traits() const {
   WorkloadTraits traits;
   traits.image_batches = true;
   traits.segments = true;  // its three BasicBlocks
+  traits.units = true;     // the same blocks
   return traits;
 }
 

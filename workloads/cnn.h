@@ -34,7 +34,7 @@ struct CnnImpl : torch::nn::Cloneable<CnnImpl> {
   torch::nn::BatchNorm2d stem_bn{nullptr};
   BasicBlock block1{nullptr}, block2{nullptr}, block3{nullptr};
   torch::nn::Linear head{nullptr};
-  bool checkpoint_blocks = false;  // ckpt: each block's activations recomputed in backward
+  SegmentRunner segments;  // its three blocks: ckpt, fsdp's units
 };
 TORCH_MODULE(Cnn);
 
@@ -43,7 +43,7 @@ class CnnWorkload final : public Workload {
   std::string name() const override { return "cnn"; }
   std::int64_t default_batch_size(DeviceKind) const override { return 128; }
   std::int64_t base_dataset_samples() const override { return 8192; }
-  Model make_model() const override { return wrap_model(Cnn()); }
+  Model make_model() const override { return make_model_with({}); }
   Model make_model_with(const ModelTechniques& techniques) const override;  // checkpoint
   Dataset make_dataset(const DatasetRequest& request) const override;
   nlohmann::json describe() const override;

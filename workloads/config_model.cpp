@@ -198,6 +198,9 @@ DecoderLmSpec read_config_model(const std::string& name, const std::string& path
   // N of 6N: the parameters without the tables only looked up.
   spec.flops_parameters = spec.parameters - (config.family == DecoderFamily::Gpt2 ? config.max_position_embeddings * config.hidden_size : 0) -
                           (config.tie_word_embeddings ? 0 : config.vocab_size * config.hidden_size);
+  spec.root_parameters = config.vocab_size * config.hidden_size * (config.tie_word_embeddings ? 1 : 2) +
+                         (config.family == DecoderFamily::Gpt2 ? config.max_position_embeddings * config.hidden_size : 0) +
+                         2 * config.hidden_size;
   spec.real_scale = spec.parameters >= 50'000'000;
   spec.definition = config.describe();
   spec.definition["definition"] =

@@ -5,6 +5,7 @@
 #include "workloads/data/token_windows.h"
 #include "workloads/llama.h"
 #include "workloads/model_flops.h"
+#include "workloads/sharded_memory.h"
 
 namespace gpubench {
 namespace {
@@ -14,19 +15,64 @@ bool sixteen_bit(Precision precision) {
          precision == Precision::Fp8;
 }
 
-double decoder_activation_bytes(const Config& config, std::int64_t batch, std::int64_t seq, std::int64_t hidden,
-                                std::int64_t heads, std::int64_t layers, bool keeps_scores) {
-  const double tokens = static_cast<double>(batch) * static_cast<double>(seq);
-  const double per_layer_16bit = 34.0 * static_cast<double>(hidden) * tokens;
-  double per_layer = sixteen_bit(config.precision) ? per_layer_16bit : 2 * per_layer_16bit;
-  // A CPU's scaled_dot_product_attention is the math path: it keeps the T x T scores and
-  // their softmax, in fp32, per head.
-  if (keeps_scores || config.device == DeviceKind::Cpu)
-    per_layer += 2.0 * 4.0 * static_cast<double>(heads) * static_cast<double>(seq) * static_cast<double>(seq) *
+// What one layer's forward keeps for backward, in bytes per token, read off the family's
+// forward and checked against what autograd saves (torch.autograd.graph.saved_tensors_hooks
+// on the same ops; tests/workloads/decoder_memory_test.cpp holds the whole step's measured
+// peak against it). h: hidden, a: attention width, k: key/value width, f: the MLP's width.
+double layer_bytes_per_token(const DecoderSizes& s, bool sixteen) {
+  const auto h = static_cast<double>(s.hidden);
+  const auto a = static_cast<double>(s.attention_width > 0 ? s.attention_width : s.hidden);
+  const auto k = static_cast<double>(s.kv_width > 0 ? s.kv_width : a);
+  const auto f = static_cast<double>(s.intermediate > 0 ? s.intermediate : 4 * s.hidden);
+  // Fused attention's log-sum-exp (fp32, per head) and the two norms' statistics.
+  const double small = 4.0 * static_cast<double>(s.heads) + 16.0;
+  if (s.layout == DecoderLayout::Llama) {
+    // The fp32 residual stream before and after attention and the two RMSNorms' fp32
+    // normalised inputs (16h); fp32: the norms' outputs, read by q/k/v and by gate/up (8h),
+    // RoPE'd q, k and v (4a + 8k), the attention output (4a), gate, silu, up and their
+    // product (16f). 16-bit: a copy of a norm's output cast for each of q, k, v, gate and up
+    // (10h), attention's q and output (4a), k and v (4k), the four MLP tensors (8f).
+    return (sixteen ? 26.0 * h + 4.0 * a + 4.0 * k + 8.0 * f : 24.0 * h + 8.0 * a + 8.0 * k + 16.0 * f) + small;
+  }
+  // GPT-2: the fp32 residual stream before and after attention (8h); fp32: both LayerNorms'
+  // outputs (8h), qkv (12h), the attention output (4h), c_fc's and GELU's outputs (8f).
+  // 16-bit: the two LayerNorm outputs cast for c_attn and c_fc (4h), qkv (6h), the attention
+  // output (2h), c_fc's and GELU's outputs (4f).
+  return (sixteen ? 20.0 * h + 4.0 * f : 32.0 * h + 8.0 * f) + small;
+}
+
+// After the layers, per token: the final norm's fp32 input and (RMSNorm) normalised input,
+// and the LM head's input (its 16-bit copy under autocast).
+double head_bytes_per_token(const DecoderSizes& s, bool sixteen) {
+  const auto h = static_cast<double>(s.hidden);
+  return (s.layout == DecoderLayout::Llama ? 8.0 * h : 4.0 * h) + (sixteen ? 2.0 * h : 4.0 * h);
+}
+
+double decoder_activation_bytes(const Config& config, std::int64_t batch, const DecoderSizes& s) {
+  const bool sixteen = sixteen_bit(config.precision);
+  const double tokens = static_cast<double>(batch) * static_cast<double>(s.seq);
+  const double head = head_bytes_per_token(s, sixteen) * tokens;
+  double per_layer = layer_bytes_per_token(s, sixteen) * tokens;
+  // Attention without a fused kernel (MultiheadAttention) keeps the T x T scores and their
+  // softmax, in fp32, per head.
+  if (s.keeps_attention_scores)
+    per_layer += 2.0 * 4.0 * static_cast<double>(s.heads) * static_cast<double>(s.seq) * static_cast<double>(s.seq) *
                  static_cast<double>(batch);
-  if (!config.checkpoint) return per_layer * static_cast<double>(layers);
+  // Under autocast the matmuls keep the 16-bit copies of their weights for backward (with
+  // ckpt the forward's cast cache holds them all until the forward ends).
+  const double weight_casts =
+      sixteen ? 2.0 * static_cast<double>(s.cast_parameters > 0 ? s.cast_parameters : s.parameters) : 0.0;
+  if (!config.checkpoint) return per_layer * static_cast<double>(s.layers) + head + weight_casts;
   // ckpt keeps each layer's input (the fp32 residual stream) and recomputes one layer at a time.
-  return 4.0 * static_cast<double>(hidden) * tokens * static_cast<double>(layers) + per_layer;
+  return 4.0 * static_cast<double>(s.hidden) * tokens * static_cast<double>(s.layers) + per_layer + head + weight_casts;
+}
+
+// Backward's own working set beside what the layers keep: the gradients it makes for the
+// widest tensors of the layer it is in (two at the MLP's width: SwiGLU's product's inputs,
+// GELU's input and output), in the activations' dtype.
+double backward_working_bytes(const Config& config, std::int64_t batch, const DecoderSizes& s) {
+  const double f = static_cast<double>(s.intermediate > 0 ? s.intermediate : 4 * s.hidden);
+  return 2.0 * f * (sixteen_bit(config.precision) ? 2.0 : 4.0) * static_cast<double>(batch) * static_cast<double>(s.seq);
 }
 
 }  // namespace
@@ -71,6 +117,7 @@ std::string DecoderLmWorkload::real_data_format() const {
 WorkloadTraits DecoderLmWorkload::traits() const {
   WorkloadTraits traits;
   traits.segments = true;     // its decoder layers
+  traits.units = true;        // the same layers
   traits.fp8_linears = true;  // every Linear of the layers
   traits.real_scale = spec_.real_scale;
   return traits;
@@ -80,7 +127,7 @@ MemoryEstimate decoder_memory_estimate(const Config& config, std::int64_t batch,
   MemoryEstimate estimate;
   const double parameters = static_cast<double>(s.parameters);
   estimate.states = 16.0 * parameters;
-  estimate.activations = decoder_activation_bytes(config, batch, s.seq, s.hidden, s.heads, s.layers, s.keeps_attention_scores);
+  estimate.activations = decoder_activation_bytes(config, batch, s);
   // The logits (16-bit under autocast), their fp32 copy for the loss and its gradient.
   estimate.logits = static_cast<double>(batch) * static_cast<double>(s.seq) * static_cast<double>(s.vocab) *
                     (sixteen_bit(config.precision) ? 10.0 : 12.0);
@@ -89,38 +136,59 @@ MemoryEstimate decoder_memory_estimate(const Config& config, std::int64_t batch,
   // two contributions and their sum when the head is tied, Adam's sqrt and scaled
   // temporaries. Four fp32 copies cover either, with room for a heap that keeps what it
   // freed (seen: a 1.24B llama that fit without them was OOM-killed on a 24 GiB host).
-  estimate.workspace = 4.0 * 4.0 * static_cast<double>(s.vocab) * static_cast<double>(s.hidden);
+  estimate.workspace = 4.0 * 4.0 * static_cast<double>(s.vocab) * static_cast<double>(s.hidden) +
+                       backward_working_bytes(config, batch, s);
   // On a CPU the process itself, and the heap's slack: under --host-malloc retain (the
   // default) freed tensors stay in the heap, and the gradients made anew each step land
   // beside them (TinyLlama-1.1B at seq 16: 19.5 GiB resident from the second step on,
   // against 17.9 GiB of tensors; 18.1 GiB with --host-malloc glibc).
+  // One rank's share where the config has ranks (workloads/sharded_memory.h), before the
+  // CPU's heap slack, which follows what the rank holds.
+  const std::int64_t root = s.root_parameters > 0 ? s.root_parameters : s.vocab * s.hidden;
+  estimate = per_rank_estimate(estimate, config,
+                               {s.parameters, s.layers > 0 ? (s.parameters - root) / s.layers : 0, root});
   if (config.device == DeviceKind::Cpu) estimate.workspace += kHostProcessBytes + kHostHeapSlack * estimate.states;
   return estimate;
 }
 
 std::optional<MemoryEstimate> DecoderLmWorkload::memory_estimate(const Config& config, std::int64_t batch_size) const {
-  return decoder_memory_estimate(config, batch_size,
-                                 {spec_.parameters, spec_.seq_len, spec_.hidden, spec_.heads, spec_.layers, spec_.vocab});
+  DecoderSizes sizes{spec_.parameters, spec_.seq_len, spec_.hidden, spec_.heads, spec_.layers, spec_.vocab};
+  sizes.layout = spec_.family == "llama" ? DecoderLayout::Llama : DecoderLayout::Gpt2;
+  sizes.intermediate = spec_.intermediate;
+  sizes.attention_width = spec_.attention_width;
+  sizes.kv_width = spec_.kv_width;
+  sizes.cast_parameters = spec_.flops_parameters;
+  sizes.root_parameters = spec_.root_parameters;
+  return decoder_memory_estimate(config, batch_size, sizes);
 }
 
-std::unique_ptr<Workload> make_llama_workload(std::optional<std::int64_t> seq_len) {
-  const LlamaShape shape = LlamaShape::llama_3_2_1b();
+DecoderLmSpec llama_lm_spec(const std::string& name, const LlamaShape& shape, std::int64_t seq_len) {
   DecoderLmSpec spec;
-  spec.name = "llama";
+  spec.name = name;
   spec.family = "llama";
   spec.make_model = [shape](const ModelTechniques& techniques) { return make_llama_model(shape, techniques); };
-  spec.parameters = spec.flops_parameters = shape.parameters();  // tied: the embedding is the LM head
+  spec.parameters = shape.parameters();
+  // A tied embedding is the LM head's matmul and counts; an untied one is only looked up.
+  spec.flops_parameters = spec.parameters - (shape.tie_word_embeddings ? 0 : shape.vocab * shape.hidden);
+  spec.root_parameters = shape.vocab * shape.hidden * (shape.tie_word_embeddings ? 1 : 2) + shape.hidden;
   spec.layers = shape.layers;
   spec.attention_width = shape.heads * shape.head_dim;
+  spec.kv_width = shape.kv_heads * shape.head_dim;
+  spec.intermediate = shape.intermediate;
   spec.hidden = shape.hidden;
   spec.heads = shape.heads;
   spec.vocab = shape.vocab;
-  spec.seq_len = seq_len.value_or(2048);
+  spec.seq_len = seq_len;
+  spec.definition = shape.describe();
+  return spec;
+}
+
+std::unique_ptr<Workload> make_llama_workload(std::optional<std::int64_t> seq_len) {
+  DecoderLmSpec spec = llama_lm_spec("llama", LlamaShape::llama_3_2_1b(), seq_len.value_or(2048));
   spec.seq_len_reason = seq_len ? "--seq-len" : "built-in: 2048 of Llama 3.2's 131072-token context, with micro-batch 4 "
-                                                "~40 GB of an 80 GB GPU (workloads/README.md)";
+                                                "~54 GB of an 80 GB GPU (workloads/README.md)";
   spec.gpu_batch = 4;
   spec.cpu_batch = 1;
-  spec.definition = shape.describe();
   spec.definition["definition"] =
       "Llama-3.2-1B's shape (meta-llama/Llama-3.2-1B config.json): 16 layers, hidden 2048, 32 heads, 8 KV heads, "
       "head_dim 64, SwiGLU 8192, RMSNorm eps 1e-5, RoPE theta 500000 with llama3 scaling, tied embeddings, vocab "

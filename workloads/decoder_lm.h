@@ -20,6 +20,8 @@ struct DecoderLmSpec {
   std::int64_t parameters = 0;
   std::int64_t flops_parameters = 0;  // N of 6N: without input-only tables (position embeddings, an untied token embedding)
   std::int64_t layers = 0, attention_width = 0, hidden = 0, heads = 0, vocab = 0;
+  std::int64_t root_parameters = 0;  // embeddings, head, final norm: what no layer holds (the root unit)
+  std::int64_t intermediate = 0, kv_width = 0;  // the MLP's width, key/value heads x head_dim
   std::int64_t seq_len = 0;
   std::int64_t gpu_batch = 1, cpu_batch = 1;
   std::int64_t base_samples = 2048;
@@ -55,17 +57,41 @@ class DecoderLmWorkload final : public Workload {
 };
 
 // Llama-3.2-1B's shape, random weights: micro-batch 4 x 2048 tokens on a GPU (fp32 states
-// 19.8 GB + bf16 activations ~20 GB: ~40 GB of an 80 GB GPU), 1 x 256 on a CPU.
+// 19.8 GB, bf16 activations 17 GB and weight copies 2.5 GB, logits 10.5 GB, workspace 4.2 GB:
+// ~54 GB of an 80 GB GPU), 1 x 256 on a CPU.
 std::unique_ptr<Workload> make_llama_workload(std::optional<std::int64_t> seq_len);
 
+struct LlamaShape;
+// What a Llama of `shape` trains as, at `seq_len` tokens a sample, under `name`: its model,
+// sizes and definition (the built-in llama's and the tests'; batches and reasons are the
+// caller's).
+DecoderLmSpec llama_lm_spec(const std::string& name, const LlamaShape& shape, std::int64_t seq_len);
+
 // A decoder's whole estimate (memory_estimate.h) from its sizes: every decoder workload's
-// (the built-in gpt2 and transformer too). Activations: per layer and token 34 x hidden
-// bytes in 16-bit (Korthikanti et al., "Reducing activation recomputation", with flash
-// attention: no T x T scores), twice that in fp32, plus the T x T scores where attention
-// keeps them (a CPU's always does); with ckpt one layer's worth plus each layer's input.
+// (the built-in gpt2 and transformer too). Activations: what each layer's forward keeps for
+// backward, per token, read off the family's forward (decoder_lm.cpp): the fp32 residual
+// stream and norm outputs, the 16-bit copies autocast casts for each matmul, attention's
+// inputs and output (fused attention: no T x T scores, on a CPU too), the MLP's
+// intermediate tensors at its own width; plus the T x T scores where attention keeps them;
+// under autocast the 16-bit copies of the weights the matmuls keep; with ckpt one layer's
+// worth plus each layer's input.
+enum class DecoderLayout {
+  Gpt2,   // LayerNorm, one qkv matmul, GELU MLP (also the transformer workload's block)
+  Llama,  // RMSNorm, q/k/v/o matmuls (grouped-query), SwiGLU MLP
+};
 struct DecoderSizes {
   std::int64_t parameters = 0, seq = 0, hidden = 0, heads = 0, layers = 0, vocab = 0;
   bool keeps_attention_scores = false;  // on every device (MultiheadAttention: no fused kernel)
+  DecoderLayout layout = DecoderLayout::Gpt2;
+  std::int64_t intermediate = 0;     // the MLP's width; 0: 4 x hidden
+  std::int64_t attention_width = 0;  // heads x head_dim; 0: hidden
+  std::int64_t kv_width = 0;         // key/value heads x head_dim; 0: attention_width
+  // The weights autocast casts to 16 bits for the matmuls (the tied embedding as the head;
+  // not the position table or an untied input embedding); 0: parameters.
+  std::int64_t cast_parameters = 0;
+  // What no layer holds, the sharded modes' root unit (embeddings, head, final norm); 0:
+  // vocab x hidden (a tied embedding). A layer is the rest over `layers`.
+  std::int64_t root_parameters = 0;
 };
 MemoryEstimate decoder_memory_estimate(const Config& config, std::int64_t batch, const DecoderSizes& sizes);
 

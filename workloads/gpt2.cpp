@@ -3,7 +3,6 @@
 #include <cmath>
 
 #include "core/config/errors.h"
-#include "workloads/activation_checkpoint.h"
 #include "workloads/decoder_lm.h"
 #include "workloads/data/token_windows.h"
 #include "workloads/fp8_linear.h"
@@ -92,9 +91,9 @@ torch::Tensor Gpt2Impl::forward(const torch::Tensor& tokens) {
                                 std::to_string(shape.context) + ")");
   const auto positions = torch::arange(length, tokens.options());
   auto x = transformer->wte(tokens) + transformer->wpe(positions);
-  for (const auto& block : *transformer->h) {
-    auto* b = block->as<Gpt2BlockImpl>();
-    x = checkpoint_blocks ? checkpointed([b](const torch::Tensor& in) { return b->forward(in); }, x) : b->forward(x);
+  for (std::size_t index = 0; index < transformer->h->size(); ++index) {
+    auto* b = transformer->h[index]->as<Gpt2BlockImpl>();
+    x = segments.run(index, [b](const torch::Tensor& in) { return b->forward(in); }, x);
   }
   return torch::linear(transformer->ln_f(x), transformer->wte->weight);  // the tied LM head
 }
@@ -109,9 +108,11 @@ void Gpt2Impl::use_fp8_linears() {
 
 Model make_gpt2_model(const Gpt2Shape& shape, const ModelTechniques& techniques, const WeightLoader& load) {
   Gpt2 model = filled_on(Gpt2(shape), techniques.device, load);
-  model->checkpoint_blocks = techniques.checkpoint;
+  model->segments.checkpoint = techniques.checkpoint;
   if (techniques.fp8_linears) model->use_fp8_linears();
-  return wrap_model(model);
+  Model wrapped = wrap_model(model);
+  declare_units(wrapped, model, model->transformer->h->children());
+  return wrapped;
 }
 
 Model Gpt2Workload::make_model_with(const ModelTechniques& techniques) const { return make_gpt2_model({}, techniques); }
@@ -163,6 +164,7 @@ nlohmann::json Gpt2Workload::describe() const {
 WorkloadTraits Gpt2Workload::traits() const {
   WorkloadTraits traits;
   traits.segments = true;     // its twelve blocks
+  traits.units = true;        // the same blocks
   traits.fp8_linears = true;  // every Linear of the blocks
   traits.real_scale = true;
   return traits;
@@ -170,7 +172,9 @@ WorkloadTraits Gpt2Workload::traits() const {
 
 std::optional<MemoryEstimate> Gpt2Workload::memory_estimate(const Config& config, std::int64_t batch_size) const {
   const Gpt2Shape s;
-  return decoder_memory_estimate(config, batch_size, {s.parameters(), s.context, s.embd, s.heads, s.layers, s.vocab});
+  DecoderSizes sizes{s.parameters(), s.context, s.embd, s.heads, s.layers, s.vocab};
+  sizes.root_parameters = (s.vocab + s.context + 2) * s.embd;  // wte (tied head), wpe, ln_f
+  return decoder_memory_estimate(config, batch_size, sizes);
 }
 
 }  // namespace gpubench

@@ -78,7 +78,7 @@ struct Gpt2Impl : torch::nn::Cloneable<Gpt2Impl> {
   void init_weights();
   torch::Tensor forward(const torch::Tensor& tokens);
   Gpt2Shape shape;
-  bool checkpoint_blocks = false;  // the ckpt variant: each block's activations recomputed in backward
+  SegmentRunner segments;  // its blocks: ckpt, fsdp's units
   // The fp8 precision: every Linear of the blocks runs its three matmuls in FP8; the tied
   // LM head (and attention, LayerNorm, embeddings) stay in the autocast dtype.
   void use_fp8_linears();

@@ -2,7 +2,6 @@
 
 #include <cmath>
 
-#include "workloads/activation_checkpoint.h"
 #include "workloads/fp8_linear.h"
 
 namespace gpubench {
@@ -165,18 +164,23 @@ torch::Tensor LlamaImpl::forward(const torch::Tensor& tokens) {
   auto x = model->embed_tokens(tokens);
   // cos and sin of every position's angles, in fp32 whatever autocast does (as HF).
   const auto positions = torch::arange(length, torch::TensorOptions().dtype(torch::kFloat32).device(tokens.device()));
-  const auto inv_freq = shape.rope.inverse_frequencies(shape.head_dim).to(tokens.device());
-  const auto angles = positions.unsqueeze(1) * inv_freq.unsqueeze(0);
+  const auto angles = positions.unsqueeze(1) * rotary_inverse_frequencies(tokens.device()).unsqueeze(0);
   const auto both = torch::cat({angles, angles}, -1);
   const auto cos = both.cos(), sin = both.sin();
-  for (const auto& module : *model->layers) {
-    LlamaLayer layer(std::static_pointer_cast<LlamaLayerImpl>(module));
-    x = checkpoint_layers
-            ? checkpointed([layer, cos, sin](const torch::Tensor& in) mutable { return layer->forward(in, cos, sin); }, x)
-            : layer->forward(x, cos, sin);
+  for (std::size_t index = 0; index < model->layers->size(); ++index) {
+    LlamaLayer layer(model->layers->ptr<LlamaLayerImpl>(index));
+    x = segments.run(index, [layer, cos, sin](const torch::Tensor& in) mutable { return layer->forward(in, cos, sin); }, x);
   }
   x = model->norm(x);
   return shape.tie_word_embeddings ? torch::linear(x, model->embed_tokens->weight) : lm_head(x);
+}
+
+const torch::Tensor& LlamaImpl::rotary_inverse_frequencies(torch::Device device) {
+  if (!inverse_frequencies_.defined())
+    inverse_frequencies_ = shape.rope.inverse_frequencies(shape.head_dim).to(device);
+  else if (inverse_frequencies_.device() != device)  // a replica (clone) on another device: its own copy
+    inverse_frequencies_ = inverse_frequencies_.to(device);
+  return inverse_frequencies_;
 }
 
 void LlamaImpl::use_fp8_linears() {
@@ -189,9 +193,12 @@ void LlamaImpl::use_fp8_linears() {
 
 Model make_llama_model(const LlamaShape& shape, const ModelTechniques& techniques, const WeightLoader& load) {
   Llama model = filled_on(Llama(shape), techniques.device, load);
-  model->checkpoint_layers = techniques.checkpoint;
+  model->segments.checkpoint = techniques.checkpoint;
   if (techniques.fp8_linears) model->use_fp8_linears();
-  return wrap_model(model);
+  model->rotary_inverse_frequencies(model->model->norm->weight.device());
+  Model wrapped = wrap_model(model);
+  declare_units(wrapped, model, model->model->layers->children());
+  return wrapped;
 }
 
 }  // namespace gpubench

@@ -110,10 +110,20 @@ struct LlamaImpl : torch::nn::Cloneable<LlamaImpl> {
   torch::Tensor forward(const torch::Tensor& tokens);
   // Every Linear of the layers as FP8 matmuls (workloads/fp8_linear.h); not the LM head.
   void use_fp8_linears();
+  // RoPE's inverse frequencies on `device`: HF's bits, computed on the host as HF does, copied
+  // to the device once and kept. A copy from the host in every forward synced the host each
+  // step, and is refused while a CUDA Graph captures the step: make_llama_model makes it on
+  // the training device before any forward.
+  const torch::Tensor& rotary_inverse_frequencies(torch::Device device);
   LlamaShape shape;
-  bool checkpoint_layers = false;  // ckpt: each layer's activations recomputed in backward
+  SegmentRunner segments;  // its layers: ckpt, fsdp's units
   LlamaTrunk model{nullptr};
   FamilyLinear lm_head{nullptr};
+
+ private:
+  // Not a buffer: make_on leaves buffers uninitialised on the device, checkpoints save them
+  // and a model file's names are held against them; HF's inv_freq is not persistent either.
+  torch::Tensor inverse_frequencies_;
 };
 TORCH_MODULE(Llama);
 

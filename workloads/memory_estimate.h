@@ -9,22 +9,31 @@ namespace gpubench {
 
 struct MemoryEstimate {
   double states = 0;       // fp32 weights, gradients and Adam's two moments: 16 bytes a parameter
-  double activations = 0;  // what backward keeps, at the config's batch and sequence
+  double activations = 0;  // what backward keeps, at the config's batch and sequence (16-bit weight copies too)
   double logits = 0;       // the [batch, seq, vocab] logits, their fp32 copy and gradient
   double checkpoint = 0;   // the checkpoint round trip's second model and optimizer (host)
   // Short-lived copies of the largest tensor (the token embedding: its gradient's
-  // contributions and their sum in backward, Adam's temporaries) and, on a CPU, the
-  // process itself (LibTorch's libraries) and its heap's slack.
+  // contributions and their sum in backward, Adam's temporaries), backward's gradients of a
+  // layer's widest tensors and, on a CPU, the process itself (LibTorch's libraries) and its
+  // heap's slack.
   double workspace = 0;
-  double device_total() const { return states + activations + logits + workspace; }
+  // A multi-rank config's own (workloads/sharded_memory.h): the flat gradient copies its
+  // reductions hold (DDP's buckets, the sharded modes' reduce-scatter inputs, a unit's
+  // whole gradients) and fsdp's gathered units. 0 for one process.
+  double buffers = 0;
+  double gathered = 0;
+  double device_total() const { return states + activations + logits + workspace + buffers + gathered; }
   double host_total() const { return device_total() + checkpoint; }
   nlohmann::json to_json() const {
     return {{"states_bytes", states},           {"activations_bytes", activations}, {"logits_bytes", logits},
             {"workspace_bytes", workspace},     {"checkpoint_bytes", checkpoint},   {"device_total_bytes", device_total()},
-            {"host_total_bytes", host_total()},
-            {"convention", "16 bytes a parameter (fp32 weights, grads, Adam m and v); activations 34 x hidden bytes a "
-                           "token and layer in 16-bit; workspace 4 fp32 copies of the token embedding, plus on a "
-                           "CPU 0.5 GiB for the process and 12% of the states for the heap's slack"}};
+            {"host_total_bytes", host_total()}, {"buffers_bytes", buffers},         {"gathered_bytes", gathered},
+            {"convention", "16 bytes a parameter (fp32 weights, grads, Adam m and v); activations what each layer's "
+                           "forward keeps per token (its family's norms, matmul inputs, attention, MLP at its width; "
+                           "llama 26 h + 4 a + 4 kv + 8 f bytes in 16-bit) plus, under autocast, 2 bytes a matmul "
+                           "weight for its 16-bit copy; workspace 4 fp32 copies of the token embedding and two "
+                           "gradients at the MLP's width, plus on a CPU 0.5 GiB for the process and 12% of the "
+                           "states for the heap's slack"}};
   }
 };
 

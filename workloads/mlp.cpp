@@ -14,9 +14,22 @@ void MlpImpl::reset() {
 
 torch::Tensor MlpImpl::forward(const torch::Tensor& images) {
   auto x = images.flatten(1);
-  x = torch::relu(fc1(x));
-  x = torch::relu(fc2(x));
-  return fc3(x);
+  x = segments.run(0, [this](const torch::Tensor& in) { return torch::relu(fc1(in)); }, x);
+  x = segments.run(1, [this](const torch::Tensor& in) { return torch::relu(fc2(in)); }, x);
+  return segments.run(2, [this](const torch::Tensor& in) { return fc3(in); }, x);
+}
+
+Model MlpWorkload::make_model() const {
+  Mlp mlp;
+  Model model = wrap_model(mlp);
+  declare_units(model, mlp, {mlp->fc1.ptr(), mlp->fc2.ptr(), mlp->fc3.ptr()});
+  return model;
+}
+
+WorkloadTraits MlpWorkload::traits() const {
+  WorkloadTraits traits = Workload::traits();
+  traits.units = true;  // its three Linear layers
+  return traits;
 }
 
 std::int64_t MlpImpl::forward_macs_per_sample() const {

@@ -8,6 +8,8 @@
 
 #include <torch/nn/parallel/data_parallel.h>
 
+#include "workloads/segment_runner.h"
+
 namespace gpubench {
 
 // A workload's network, type-erased for the trainer: the module (parameters, to(),
@@ -17,6 +19,13 @@ struct Model {
   std::shared_ptr<torch::nn::Module> module;
   std::function<torch::Tensor(const torch::Tensor&)> forward;
   std::function<torch::Tensor(const torch::Tensor&, const std::vector<torch::Device>&)> data_parallel_forward;
+  // The units of sharding (DESIGN.md, "Sharding is a parallel mode"), in forward order: the
+  // modules the forward runs through its SegmentRunner (blocks, stages, layers). What no
+  // unit holds (embeddings, the head, a final norm) is the root unit. Empty: one unit.
+  std::vector<std::shared_ptr<torch::nn::Module>> units;
+  // Points the forward's SegmentRunner at a sharded run's hooks (null: none again). Unset
+  // for a model without units.
+  std::function<void(UnitHooks*)> set_unit_hooks;
   std::int64_t parameter_count() const;
 };
 
@@ -32,6 +41,14 @@ Model wrap_model(Holder holder) {
     return torch::nn::parallel::data_parallel(holder, input, devices, devices.front());
   };
   return model;
+}
+
+// Declares `units` (each a segment `holder`'s SegmentRunner runs, in forward order) as the
+// model's units of sharding.
+template <class Holder>
+void declare_units(Model& model, Holder holder, std::vector<std::shared_ptr<torch::nn::Module>> units) {
+  model.units = std::move(units);
+  model.set_unit_hooks = [holder](UnitHooks* hooks) mutable { holder->segments.hooks = hooks; };
 }
 
 }  // namespace gpubench

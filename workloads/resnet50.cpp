@@ -90,10 +90,10 @@ torch::Tensor ResNet50Impl::forward(const torch::Tensor& images) {
   auto x = bn1(conv1(images));
   x.relu_();
   x = torch::max_pool2d(x, /*kernel_size=*/3, /*stride=*/2, /*padding=*/1);
+  std::size_t index = 0;
   for (torch::nn::Sequential stage : {layer1, layer2, layer3, layer4})
-    x = checkpoint_stages ? checkpointed([stage](const torch::Tensor& in) mutable { return stage->forward(in); }, x,
-                                         batch_norms_of(*stage))
-                          : stage->forward(x);
+    x = segments.run(index++, [stage](const torch::Tensor& in) mutable { return stage->forward(in); }, x,
+                     batch_norms_of(*stage));
   x = torch::adaptive_avg_pool2d(x, {1, 1}).flatten(1);
   return fc(x);
 }
@@ -136,15 +136,18 @@ nlohmann::json ResNet50Workload::describe() const {
 
 Model ResNet50Workload::make_model_with(const ModelTechniques& techniques) const {
   if (techniques.fp8_linears) throw std::invalid_argument("resnet50 has no FP8 Linear layers (gpt2 has)");
-  ResNet50 model(kClasses);
-  model->checkpoint_stages = techniques.checkpoint;
-  return wrap_model(model);
+  ResNet50 resnet(kClasses);
+  resnet->segments.checkpoint = techniques.checkpoint;
+  Model model = wrap_model(resnet);
+  declare_units(model, resnet, {resnet->layer1.ptr(), resnet->layer2.ptr(), resnet->layer3.ptr(), resnet->layer4.ptr()});
+  return model;
 }
 
 WorkloadTraits ResNet50Workload::traits() const {
   WorkloadTraits traits;
   traits.image_batches = true;
   traits.segments = true;  // its four stages
+  traits.units = true;     // the same stages
   traits.real_scale = true;
   return traits;
 }

@@ -39,7 +39,7 @@ struct ResNet50Impl : torch::nn::Cloneable<ResNet50Impl> {
   std::int64_t forward_macs_per_sample(std::int64_t height = 224, std::int64_t width = 224) const;
 
   std::int64_t classes;
-  bool checkpoint_stages = false;  // the ckpt variant: each stage's activations recomputed in backward
+  SegmentRunner segments;  // its four stages: ckpt, fsdp's units
   torch::nn::Conv2d conv1{nullptr};
   torch::nn::BatchNorm2d bn1{nullptr};
   torch::nn::Sequential layer1{nullptr}, layer2{nullptr}, layer3{nullptr}, layer4{nullptr};
@@ -62,7 +62,7 @@ class ResNet50Workload final : public Workload {
   // Synthetic images are made per batch, so this costs no memory; an ImageFolder tree
   // larger than the preset's size is sampled evenly.
   std::int64_t base_dataset_samples() const override { return 16384; }
-  Model make_model() const override { return wrap_model(ResNet50(kClasses)); }
+  Model make_model() const override { return make_model_with({}); }
   Model make_model_with(const ModelTechniques& techniques) const override;  // checkpoint
   Dataset make_dataset(const DatasetRequest& request) const override;
   nlohmann::json describe() const override;

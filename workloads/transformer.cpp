@@ -2,7 +2,6 @@
 
 #include <limits>
 
-#include "workloads/activation_checkpoint.h"
 #include "workloads/decoder_lm.h"
 #include "workloads/data/synthetic_tokens.h"
 #include "workloads/model_flops.h"
@@ -48,10 +47,9 @@ torch::Tensor TransformerImpl::forward(const torch::Tensor& tokens) {
   const auto positions = torch::arange(seq, tokens.options());
   auto x = (token_embedding(tokens) + position_embedding(positions)).transpose(0, 1);  // [seq, batch, d]
   const auto mask = causal_mask.narrow(0, 0, seq).narrow(1, 0, seq);
-  for (const auto& module : *blocks) {
-    DecoderBlock block(std::static_pointer_cast<DecoderBlockImpl>(module));
-    x = checkpoint_layers ? checkpointed([block, mask](const torch::Tensor& in) mutable { return block->forward(in, mask); }, x)
-                          : block->forward(x, mask);
+  for (std::size_t index = 0; index < blocks->size(); ++index) {
+    DecoderBlock block(blocks->ptr<DecoderBlockImpl>(index));
+    x = segments.run(index, [block, mask](const torch::Tensor& in) mutable { return block->forward(in, mask); }, x);
   }
   return head(final_ln(x)).transpose(0, 1);  // [batch, seq, vocab]
 }
@@ -87,14 +85,17 @@ nlohmann::json TransformerWorkload::describe() const {
 
 Model TransformerWorkload::make_model_with(const ModelTechniques& techniques) const {
   if (techniques.fp8_linears) throw std::invalid_argument("transformer has no FP8 Linear layers");
-  Transformer model;
-  model->checkpoint_layers = techniques.checkpoint;
-  return wrap_model(model);
+  Transformer transformer;
+  transformer->segments.checkpoint = techniques.checkpoint;
+  Model model = wrap_model(transformer);
+  declare_units(model, transformer, transformer->blocks->children());
+  return model;
 }
 
 WorkloadTraits TransformerWorkload::traits() const {
   WorkloadTraits traits;
   traits.segments = true;  // its decoder blocks
+  traits.units = true;     // the same blocks
   return traits;
 }
 
@@ -104,8 +105,9 @@ std::optional<MemoryEstimate> TransformerWorkload::memory_estimate(const Config&
   // for every config).
   static const std::int64_t parameters = wrap_model(Transformer(s)).parameter_count();
   // MultiheadAttention keeps its T x T scores on every device (no fused attention).
-  return decoder_memory_estimate(config, batch_size,
-                                 {parameters, s.seq_len, s.d_model, s.heads, s.layers, s.vocab, /*keeps_attention_scores=*/true});
+  DecoderSizes sizes{parameters, s.seq_len, s.d_model, s.heads, s.layers, s.vocab, /*keeps_attention_scores=*/true};
+  sizes.root_parameters = (2 * s.vocab + s.seq_len + 2) * s.d_model + s.vocab;  // embeddings, final LN, head
+  return decoder_memory_estimate(config, batch_size, sizes);
 }
 
 }  // namespace gpubench

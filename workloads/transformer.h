@@ -42,7 +42,7 @@ struct TransformerImpl : torch::nn::Cloneable<TransformerImpl> {
   torch::nn::LayerNorm final_ln{nullptr};
   torch::nn::Linear head{nullptr};
   torch::Tensor causal_mask;  // buffer [seq, seq]: -inf above the diagonal
-  bool checkpoint_layers = false;  // ckpt: each block's activations recomputed in backward
+  SegmentRunner segments;  // its blocks: ckpt, fsdp's units
 };
 TORCH_MODULE(Transformer);
 
@@ -51,7 +51,7 @@ class TransformerWorkload final : public Workload {
   std::string name() const override { return "transformer"; }
   std::int64_t default_batch_size(DeviceKind) const override { return 32; }
   std::int64_t base_dataset_samples() const override { return 2048; }
-  Model make_model() const override { return wrap_model(Transformer()); }
+  Model make_model() const override { return make_model_with({}); }
   Model make_model_with(const ModelTechniques& techniques) const override;  // checkpoint
   Dataset make_dataset(const DatasetRequest& request) const override;
   // Next-token cross-entropy over every position.

@@ -32,8 +32,20 @@ double union_length(std::vector<std::pair<double, double>> intervals, double unt
 
 std::vector<std::pair<double, double>> intervals(const StepComm& step) {
   std::vector<std::pair<double, double>> out;
-  for (const auto& bucket : step.buckets) out.emplace_back(bucket.launch_ms, bucket.complete_ms);
+  for (const auto& collective : step.collectives) out.emplace_back(collective.launch_ms, collective.complete_ms);
   return out;
+}
+
+// Per kind: count and bytes of one step's collectives.
+nlohmann::json per_kind(const StepComm& step) {
+  nlohmann::json kinds = nlohmann::json::object();
+  for (const auto& collective : step.collectives) {
+    nlohmann::json& entry = kinds[to_string(collective.kind)];
+    if (entry.is_null()) entry = {{"count", 0}, {"bytes", std::int64_t{0}}};
+    entry["count"] = entry["count"].get<int>() + 1;
+    entry["bytes"] = entry["bytes"].get<std::int64_t>() + collective.bytes;
+  }
+  return kinds;
 }
 
 std::vector<double> numbers(const nlohmann::json& array) {
@@ -53,8 +65,20 @@ double share(double part, double whole) { return whole > 0 ? std::clamp(part / w
 
 }  // namespace
 
+std::string to_string(CollectiveKind kind) {
+  switch (kind) {
+    case CollectiveKind::AllReduce: return "all_reduce";
+    case CollectiveKind::AllGather: return "all_gather";
+    case CollectiveKind::ReduceScatter: return "reduce_scatter";
+  }
+  return "?";
+}
+
 double StepComm::comm_ms() const { return union_length(intervals(*this), finish_ms); }
-double StepComm::hidden_ms() const { return union_length(intervals(*this), backward_ms); }
+double StepComm::hidden_ms() const {
+  if (waited_ms >= 0) return std::max(0.0, comm_ms() - waited_ms);
+  return union_length(intervals(*this), backward_ms);
+}
 
 void CommRecorder::record(const StepComm& step) {
   if (measuring_) steps_.push_back(step);
@@ -68,18 +92,28 @@ nlohmann::json CommRecorder::samples() const {
     hidden.push_back(step.hidden_ms());
     exposed.push_back(step.exposed_ms());
     nlohmann::json per_bucket = nlohmann::json::array();
-    for (const auto& bucket : step.buckets) per_bucket.push_back(bucket.complete_ms - bucket.launch_ms);
+    for (const auto& collective : step.collectives) per_bucket.push_back(collective.complete_ms - collective.launch_ms);
     buckets.push_back(per_bucket);
   }
-  return {{"steps", steps_.size()}, {"comm_ms", comm}, {"hidden_ms", hidden}, {"exposed_ms", exposed}, {"bucket_ms", buckets}};
+  nlohmann::json order = nlohmann::json::array();
+  if (!steps_.empty())
+    for (const auto& collective : steps_.front().collectives)
+      order.push_back(to_string(collective.kind) + ":" + std::to_string(collective.subject));
+  return {{"steps", steps_.size()},   {"comm_ms", comm},     {"hidden_ms", hidden},
+          {"exposed_ms", exposed},    {"bucket_ms", buckets},
+          {"collectives", steps_.empty() ? nlohmann::json::object() : per_kind(steps_.front())},
+          {"collective_order", order}};
 }
 
 nlohmann::json merge_rank_stats(const std::vector<nlohmann::json>& ranks) {
   std::vector<double> all_comm, all_exposed;
   double comm_total = 0, hidden_total = 0, exposed_total = 0, step_total = 0;
   nlohmann::json per_rank = nlohmann::json::array();
+  bool same_order = true;
   for (const auto& rank : ranks) {
     const nlohmann::json& samples = rank.at("samples");
+    same_order = same_order && samples.value("collective_order", nlohmann::json::array()) ==
+                                   ranks.front().at("samples").value("collective_order", nlohmann::json::array());
     const auto comm = numbers(samples.at("comm_ms"));
     const auto hidden = numbers(samples.at("hidden_ms"));
     const auto exposed = numbers(samples.at("exposed_ms"));
@@ -103,6 +137,7 @@ nlohmann::json merge_rank_stats(const std::vector<nlohmann::json>& ranks) {
     nlohmann::json entry = rank;
     entry.erase("samples");
     entry.erase("step_ms");
+    entry["collectives_per_step"] = samples.value("collectives", nlohmann::json::object());
     entry["steps"] = samples.at("steps");
     entry["step_ms"] = to_json(summarize(step));
     entry["comm_ms"] = to_json(summarize(comm));
@@ -118,6 +153,11 @@ nlohmann::json merge_rank_stats(const std::vector<nlohmann::json>& ranks) {
           {"overlap_share", share(hidden_total, comm_total)},
           {"comm_share_of_step", share(comm_total, step_total)},
           {"exposed_comm_share", share(exposed_total, step_total)},
+          // Every rank's collectives, by kind, in one measured step (the same on every rank:
+          // each issues the same sequence, which collective_order_identical checks).
+          {"collectives_per_step", ranks.empty() ? nlohmann::json::object()
+                                                 : ranks.front().at("samples").value("collectives", nlohmann::json::object())},
+          {"collective_order_identical", same_order},
           {"per_rank", per_rank}};
 }
 

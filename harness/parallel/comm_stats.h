@@ -1,4 +1,6 @@
 #pragma once
+#include <cstdint>
+#include <string>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -7,23 +9,36 @@
 
 namespace gpubench {
 
-// One backward pass's communication, in ms from the moment backward began.
-struct BucketTiming {
-  double launch_ms = 0;    // all of the bucket's gradients were ready; its all-reduce was started
-  double complete_ms = 0;  // the all-reduce finished (Gloo: its completion callback)
+enum class CollectiveKind { AllReduce, AllGather, ReduceScatter };
+std::string to_string(CollectiveKind kind);  // "all_reduce", "all_gather", "reduce_scatter"
+
+// One collective of a step, in ms from the step's origin (DDP: the moment backward began;
+// the sharded modes: the first forward of the step). `bytes` as nccl-tests counts a
+// collective's size: the all-reduced buffer, the all-gather's output, the reduce-scatter's
+// input.
+struct CollectiveTiming {
+  double launch_ms = 0;    // issued (DDP: all of the bucket's gradients were ready)
+  double complete_ms = 0;  // finished (Gloo: its completion callback; NCCL: the end of its wait)
+  CollectiveKind kind = CollectiveKind::AllReduce;
+  std::int64_t bytes = 0;
+  int subject = 0;  // which bucket (DDP) or unit (the sharded modes) it moved
 };
 struct StepComm {
-  double backward_ms = 0;  // autograd returned
-  double finish_ms = 0;    // every bucket waited for and copied back into .grad
-  std::vector<BucketTiming> buckets;
+  double backward_ms = 0;  // autograd returned (the step's last backward)
+  double finish_ms = 0;    // every collective waited for and its result in place
+  std::vector<CollectiveTiming> collectives;
+  // The host time the step spent blocked on collectives, where the sync measures it (the
+  // sharded modes wait in forward, backward and after the optimizer too); negative: DDP's
+  // one wait, at the end of backward (finish_ms - backward_ms).
+  double waited_ms = -1;
 
-  // Time during which at least one all-reduce was in flight (buckets queue behind each
+  // Time during which at least one collective was in flight (they queue behind each
   // other, so their intervals overlap: a plain sum would count the queueing twice).
   double comm_ms() const;
-  // The part of comm_ms that ran while autograd was still computing (hidden by backward).
+  // The part of comm_ms that ran while the step computed (hidden by compute).
   double hidden_ms() const;
-  // What backward waited for after autograd returned: the exposed communication.
-  double exposed_ms() const { return finish_ms - backward_ms; }
+  // What the step waited for: the exposed communication.
+  double exposed_ms() const { return waited_ms >= 0 ? waited_ms : finish_ms - backward_ms; }
 };
 
 // Collects StepComm for the measured steps of one rank (a Probe: it knows which steps
@@ -34,8 +49,10 @@ class CommRecorder final : public Probe {
   void step_begin(int, bool measured) override { measuring_ = measured; }
   void record(const StepComm& step);
 
-  // {steps, comm_ms[], hidden_ms[], exposed_ms[], bucket_ms[][]}: raw per-step values,
-  // merged across ranks by merge_rank_stats.
+  // {steps, comm_ms[], hidden_ms[], exposed_ms[], bucket_ms[][], collectives}: raw per-step
+  // values, merged across ranks by merge_rank_stats; `collectives` per kind: count and
+  // bytes per step (the same every step), and the order of the first measured step's
+  // collectives as "kind:subject" items (every rank must issue the same sequence).
   nlohmann::json samples() const;
 
  private:

@@ -10,6 +10,7 @@
 
 #include <torch/csrc/distributed/c10d/HashStore.hpp>
 
+#include "harness/parallel/comm_volume.h"
 #include "harness/parallel/launch_store.h"
 
 namespace gpubench {
@@ -20,40 +21,41 @@ std::string message_of(const std::exception& error) {
   return error.what();
 }
 
+std::int64_t trainable_bytes(const std::vector<torch::Tensor>& parameters) {
+  std::int64_t bytes = 0;
+  for (const auto& parameter : parameters)
+    if (parameter.requires_grad()) bytes += parameter.numel() * static_cast<std::int64_t>(parameter.element_size());
+  return bytes;
+}
+
 std::string host_name() {
   char name[256] = {};
   return gethostname(name, sizeof(name) - 1) == 0 ? name : "?";
 }
 
-// Fault injection for the dead-rank tests: GPUBENCH_DDP_KILL_RANK_AT_STEP=R:S makes rank R
-// kill itself (SIGKILL, no cleanup, like an OOM kill) when step S's backward begins.
-class FaultInjectingSync final : public GradientSync {
+// The session's sync as the Trainer sees it. Fault injection for the dead-rank tests:
+// GPUBENCH_DDP_KILL_RANK_AT_STEP=R:S makes rank R kill itself (SIGKILL, no cleanup, like an
+// OOM kill) when the S-th announced backward begins.
+class ForwardingSync final : public GradientSync {
  public:
-  FaultInjectingSync(GradientSync& inner, int rank) : inner_(inner) {
+  ForwardingSync(GradientSync& inner, int rank) : inner_(inner) {
     const char* spec = std::getenv("GPUBENCH_DDP_KILL_RANK_AT_STEP");
     int target = -1, step = -1;
     if (spec != nullptr && std::sscanf(spec, "%d:%d", &target, &step) == 2 && target == rank) kill_at_ = step;
   }
+  void begin_forward(bool first) override { inner_.begin_forward(first); }
   void begin_backward(bool accumulated) override {
-    if (step_++ == kill_at_) ::raise(SIGKILL);
+    if (kill_at_ >= 0 && step_++ == kill_at_) ::raise(SIGKILL);
     inner_.begin_backward(accumulated);
   }
   void finish_backward() override { inner_.finish_backward(); }
+  bool reduces_every_micro_batch() const override { return inner_.reduces_every_micro_batch(); }
+  void after_optimizer_step() override { inner_.after_optimizer_step(); }
 
  private:
   GradientSync& inner_;
   int kill_at_ = -1;
   int step_ = 0;
-};
-
-class ForwardingSync final : public GradientSync {
- public:
-  explicit ForwardingSync(GradientSync& inner) : inner_(inner) {}
-  void begin_backward(bool accumulated) override { inner_.begin_backward(accumulated); }
-  void finish_backward() override { inner_.finish_backward(); }
-
- private:
-  GradientSync& inner_;
 };
 
 }  // namespace
@@ -64,6 +66,7 @@ DdpSession::DdpSession(DdpSettings settings, LaunchEnv env)
 DdpSession::~DdpSession() {
   sync_.reset();
   reducer_.reset();
+  sharded_.reset();
   // A group with a failed or pending collective may block its destructor on a dead peer
   // until the backend's own timeout: leave it to the process exit instead.
   if (failed_)
@@ -79,7 +82,7 @@ std::chrono::milliseconds DdpSession::timeout() const {
 std::unique_ptr<DdpSession> DdpSession::join(const DdpSettings& settings, const LaunchEnv& env) {
   const std::string who = "rank " + std::to_string(env.rank) + " of " + std::to_string(env.world_size);
   if (env.world_size != settings.world_size)
-    throw std::runtime_error("ddp-" + std::to_string(settings.world_size) + " needs " +
+    throw std::runtime_error(to_string(settings.mode) + "-" + std::to_string(settings.world_size) + " needs " +
                              std::to_string(settings.world_size) + " ranks but this process was launched as " +
                              (env.distributed() ? env.describe() : std::string("a single process (no RANK/WORLD_SIZE)")));
   std::unique_ptr<DdpSession> session(new DdpSession(settings, env));
@@ -148,7 +151,20 @@ int DdpSession::agree_on_step_count(double last_warmup_ms, double budget_s, int 
   return static_cast<int>(std::clamp(fits, static_cast<double>(min_steps), static_cast<double>(max_steps)));
 }
 
-GradientSync& DdpSession::attach(const std::vector<torch::Tensor>& parameters) {
+GradientSync& DdpSession::attach(Model& model) {
+  if (settings_.mode != ParallelMode::Ddp) {
+    ShardedOptions options;
+    options.mode = settings_.mode;
+    options.rank = env_.rank;
+    options.world_size = env_.world_size;
+    options.timeout = timeout();
+    options.stream_waits = backend_ == "nccl";
+    options.on_failure = [this] { mark_failed(); };
+    sharded_ = std::make_unique<ShardedDataParallel>(model, *group_, options, recorder_);
+    sync_ = std::make_unique<ForwardingSync>(*sharded_, env_.rank);
+    return *sync_;
+  }
+  const std::vector<torch::Tensor> parameters = model.module->parameters();
   const auto cap = static_cast<std::int64_t>(settings_.bucket_mb * (1 << 20));
   ReducerOptions options;
   options.rank = env_.rank;
@@ -158,11 +174,29 @@ GradientSync& DdpSession::attach(const std::vector<torch::Tensor>& parameters) {
   options.on_failure = [this] { mark_failed(); };
   reducer_ = std::make_unique<GradientReducer>(parameters, plan_buckets(parameters, std::max<std::int64_t>(cap, 1)),
                                                *group_, options, recorder_);
-  if (std::getenv("GPUBENCH_DDP_KILL_RANK_AT_STEP") != nullptr)
-    sync_ = std::make_unique<FaultInjectingSync>(*reducer_, env_.rank);
-  else
-    sync_ = std::make_unique<ForwardingSync>(*reducer_);
+  sync_ = std::make_unique<ForwardingSync>(*reducer_, env_.rank);
   return *sync_;
+}
+
+std::vector<torch::Tensor> DdpSession::optimizer_parameters(const Model& model) const {
+  return sharded_ ? sharded_->optimizer_parameters() : model.module->parameters();
+}
+
+void DdpSession::agree_on_found_inf(torch::Tensor& found_inf) {
+  std::vector<at::Tensor> flag = {found_inf};
+  c10d::AllreduceOptions max;
+  max.reduceOp = c10d::ReduceOp::MAX;
+  try {
+    const auto work = group_->allreduce(flag, max);
+    if (backend_ == "nccl")
+      work->wait();  // a stream dependency: the step's one host read follows it
+    else
+      wait_collective(*group_, *work, timeout());
+  } catch (const std::exception& error) {
+    mark_failed();
+    throw std::runtime_error("rank " + std::to_string(env_.rank) + " of " + std::to_string(env_.world_size) +
+                             ": agreeing on the GradScaler's inf check failed: " + message_of(error));
+  }
 }
 
 std::string DdpSession::parameter_digest(const std::vector<torch::Tensor>& parameters) {
@@ -179,7 +213,8 @@ std::string DdpSession::parameter_digest(const std::vector<torch::Tensor>& param
 
 std::optional<DdpSession::Gathered> DdpSession::gather(const std::vector<double>& step_ms,
                                                        const std::vector<double>& losses, std::size_t shard_samples,
-                                                       const std::vector<torch::Tensor>& parameters) {
+                                                       const std::vector<torch::Tensor>& parameters,
+                                                       const nlohmann::json& rank_extra) {
   nlohmann::json mine = {{"rank", env_.rank},
                          {"local_rank", env_.local_rank},
                          {"host", host_name()},
@@ -190,6 +225,7 @@ std::optional<DdpSession::Gathered> DdpSession::gather(const std::vector<double>
                          {"losses", losses},
                          {"parameter_digest", parameter_digest(parameters)},
                          {"samples", recorder_->samples()}};
+  mine.update(rank_extra);
   if (settings_.device.is_cuda())
     if (const char* visible = std::getenv("CUDA_VISIBLE_DEVICES")) mine["cuda_visible_devices"] = visible;
   try {
@@ -220,13 +256,36 @@ std::optional<DdpSession::Gathered> DdpSession::gather(const std::vector<double>
     nlohmann::json layout = reducer_ ? reducer_->plan().to_json() : nlohmann::json::object();
     gathered.ddp.update(layout);
     gathered.ddp["world_size"] = env_.world_size;
+    gathered.ddp["mode"] = to_string(settings_.mode);
     gathered.ddp["backend"] = backend_;
     gathered.ddp["launcher"] = env_.launcher;
     gathered.ddp["comm_timeout_s"] = settings_.comm_timeout_s;
-    gathered.ddp["wait"] = "end of the backward phase: the optimizer phase is the optimizer alone";
-    gathered.ddp["comm_timing"] =
-        backend_ == "gloo" ? "each bucket: all-reduce launch to its completion callback (host clock)"
-                           : "each bucket: all-reduce launch to the end of its wait plus a device synchronize (upper bound)";
+    Config volume_config;
+    volume_config.parallel = settings_.mode;
+    volume_config.world_size = env_.world_size;
+    volume_config.accumulate = settings_.accumulate;
+    gathered.ddp["comm_volume"] =
+        comm_volume_json(gathered.ddp.value("collectives_per_step", nlohmann::json::object()), volume_config,
+                         static_cast<double>(trainable_bytes(parameters)));
+    if (sharded_) {
+      gathered.ddp["sharding"] = sharded_->describe();
+      // Its gradient reductions a step: one reduce-scatter a unit.
+      nlohmann::json unit_bytes = nlohmann::json::array();
+      for (const auto& unit : sharded_->layout().units) unit_bytes.push_back(unit.padded_numel * unit.element_bytes);
+      gathered.ddp["buckets"] = unit_bytes.size();
+      gathered.ddp["bucket_bytes"] = unit_bytes;
+      gathered.ddp["wait"] = "the sharded mode's waits (sharding.waits): in forward, at the end of backward and after "
+                             "the optimizer; each shows in the phase it happens in";
+      gathered.ddp["comm_timing"] = backend_ == "gloo"
+                                        ? "each collective: launch to its completion callback (host clock, from the "
+                                          "step's first forward)"
+                                        : "each collective: launch to the end of its stream wait (host clock)";
+    } else {
+      gathered.ddp["wait"] = "end of the backward phase: the optimizer phase is the optimizer alone";
+      gathered.ddp["comm_timing"] =
+          backend_ == "gloo" ? "each bucket: all-reduce launch to its completion callback (host clock)"
+                             : "each bucket: all-reduce launch to the end of its wait plus a device synchronize (upper bound)";
+    }
     gathered.ddp["data"] = "DistributedSampler semantics: one permutation per epoch (seed + epoch), rank r takes every "
                            "world_size-th sample from r";
     gathered.ddp["parameter_sync"] = "parameters and buffers broadcast from rank 0 before the first step";

@@ -8,8 +8,10 @@
 #include <nlohmann/json.hpp>
 #include <torch/torch.h>
 
+#include "core/config/config.h"
 #include "harness/parallel/comm_stats.h"
 #include "harness/parallel/gradient_reducer.h"
+#include "harness/parallel/sharded_data_parallel.h"
 #include "harness/parallel/launch_env.h"
 #include "harness/parallel/process_group.h"
 #include "harness/parallel/shard_sampler.h"
@@ -17,17 +19,20 @@
 namespace gpubench {
 
 struct DdpSettings {
-  int world_size = 1;              // the config's ddp-N: the launch must have exactly N ranks
+  ParallelMode mode = ParallelMode::Ddp;  // or zero1, zero2, fsdp: which sync attach() makes
+  int world_size = 1;              // the config's N: the launch must have exactly N ranks
+  int accumulate = 1;              // micro-batches a step (the communication's theory counts them)
   torch::Device device = torch::kCPU;
   double bucket_mb = 25;           // --bucket-mb
   double comm_timeout_s = 60;      // --comm-timeout: joining, every collective, the final gather
   std::uint64_t seed = 42;
 };
 
-// One rank's side of one DDP config, in the process that trains: joins the process
-// group through the launcher's store, makes every rank start from rank 0's parameters,
-// shards the data, averages gradients during backward, and finally hands this rank's
-// numbers to rank 0, which merges them into result["ddp"].
+// One rank's side of one multi-rank config (ddp-N, zero1-N, zero2-N, fsdp-N), in the process
+// that trains: joins the process group through the launcher's store, makes every rank
+// start from rank 0's parameters, shards the data, averages gradients during backward
+// (DDP's reducer, or the sharded modes' ShardedDataParallel), and finally hands this
+// rank's numbers to rank 0, which merges them into result["ddp"].
 // Every failure throws with the rank and the cause; a broken group is abandoned rather
 // than destroyed (its destructor joins backend threads that may still be blocked on a
 // dead peer), so the process can report and exit.
@@ -53,8 +58,16 @@ class DdpSession {
   // (one all-reduce, max), within [min_steps, max_steps]. Returns the count.
   int agree_on_step_count(double last_warmup_ms, double budget_s, int min_steps, int max_steps);
 
-  // The hooks that average gradients during backward; lives as long as the session.
-  GradientSync& attach(const std::vector<torch::Tensor>& parameters);
+  // The hooks that average gradients during backward (and, sharded, gather and free
+  // parameters); lives as long as the session. Call once, after broadcast_from_rank0.
+  GradientSync& attach(Model& model);
+  // What the optimizer steps: the model's parameters (ddp) or this rank's shards.
+  std::vector<torch::Tensor> optimizer_parameters(const Model& model) const;
+  // The sharded run, or null for ddp.
+  ShardedDataParallel* sharded() const { return sharded_.get(); }
+  // The GradScaler's inf flag, maxed over the ranks: each sees only its gradient shard,
+  // and all must skip (or step) together.
+  void agree_on_found_inf(torch::Tensor& found_inf);
   std::shared_ptr<CommRecorder> recorder() const { return recorder_; }
 
   // Every rank posts its numbers (step times from its own timer, losses on its shard);
@@ -64,11 +77,14 @@ class DdpSession {
     nlohmann::json ddp;
     std::vector<double> global_losses;
   };
-  // `parameters`: this rank's trained parameters, fingerprinted (parameter_digest) so rank 0
-  // can say whether every rank ended with the same model (result["ddp"]
-  // ["final_parameters_identical"]): the all-reduce and the optimizer must keep them equal.
+  // `parameters`: this rank's trained parameters, whole (a sharded run gathers them first),
+  // fingerprinted (parameter_digest) so rank 0 can say whether every rank ended with the
+  // same model (result["ddp"]["final_parameters_identical"]): the reduction and the
+  // optimizer must keep them equal. `rank_extra`: more of this rank's numbers for its
+  // per_rank entry (its memory).
   std::optional<Gathered> gather(const std::vector<double>& step_ms, const std::vector<double>& losses,
-                                 std::size_t shard_samples, const std::vector<torch::Tensor>& parameters);
+                                 std::size_t shard_samples, const std::vector<torch::Tensor>& parameters,
+                                 const nlohmann::json& rank_extra = nlohmann::json::object());
 
   // A 64-bit FNV-1a hash of the parameters' bytes (copied to the host, contiguous), in hex:
   // equal only for bitwise-equal parameters.
@@ -86,7 +102,8 @@ class DdpSession {
   c10::intrusive_ptr<CollectiveGroup> group_;
   std::shared_ptr<CommRecorder> recorder_ = std::make_shared<CommRecorder>();
   std::unique_ptr<GradientReducer> reducer_;
-  std::unique_ptr<GradientSync> sync_;  // the reducer, possibly wrapped by the fault injector
+  std::unique_ptr<ShardedDataParallel> sharded_;
+  std::unique_ptr<GradientSync> sync_;  // the reducer or the sharded run, as the Trainer sees it
   bool failed_ = false;
 };
 

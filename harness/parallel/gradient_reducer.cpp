@@ -168,7 +168,8 @@ void GradientReducer::finish_backward() {
     // Gloo's callback has fired by the time wait() returns; else (no callback) now bounds it.
     const std::int64_t completed_ns = bucket.completed_ns->load();
     const Clock::time_point completed = completed_ns != 0 ? Clock::time_point(Clock::duration(completed_ns)) : Clock::now();
-    step.buckets.push_back({ms_since_begin(bucket.launch_time), ms_since_begin(completed)});
+    step.collectives.push_back({ms_since_begin(bucket.launch_time), ms_since_begin(completed), CollectiveKind::AllReduce,
+                                plan_.buckets[b].bytes, static_cast<int>(b)});
   }
   step.finish_ms = ms_since_begin(Clock::now());
   if (recorder_) recorder_->record(step);

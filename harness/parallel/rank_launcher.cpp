@@ -78,11 +78,12 @@ void RankLauncher::agree_on_configs(const std::vector<std::string>& config_ids) 
 std::optional<std::string> RankLauncher::skip_reason(const Config& config) const {
   if (!external()) return std::nullopt;
   const std::string launch = "launched as " + env_.describe();
-  if (config.parallel != ParallelMode::Ddp)
-    return launch + ": only ddp-" + std::to_string(env_.world_size) +
-           " configs run under a distributed launcher (run the others without it)";
+  if (!config.multi_rank())
+    return launch + ": only ddp-N, zero1-N, zero2-N or fsdp-N configs with N = " + std::to_string(env_.world_size) +
+           " run under a distributed launcher (run the others without it)";
   if (config.world_size != env_.world_size)
-    return "ddp-" + std::to_string(config.world_size) + " needs " + std::to_string(config.world_size) + " ranks; " + launch;
+    return to_string(config.parallel) + "-" + std::to_string(config.world_size) + " needs " +
+           std::to_string(config.world_size) + " ranks; " + launch;
   return std::nullopt;
 }
 

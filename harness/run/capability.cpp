@@ -18,8 +18,8 @@ std::optional<std::string> cuda_skip_reason(const Config& config, const MachineC
   // LibTorch's own reason: the library that would run the config says why it cannot.
   if (machine.torch_cuda_unavailable) return machine.torch_cuda_unavailable;
   const int devices = machine.cuda.device_count;
-  if (config.parallel == ParallelMode::Ddp && config.world_size > devices)
-    return "ddp-" + std::to_string(config.world_size) + " needs " + std::to_string(config.world_size) +
+  if (config.multi_rank() && config.world_size > devices)
+    return to_string(config.parallel) + "-" + std::to_string(config.world_size) + " needs " + std::to_string(config.world_size) +
            " CUDA devices (one per rank); this machine has " + std::to_string(devices);
   // Every config computes on cuda:0 or, a DDP rank, on a device like it: cuda:0's capability decides.
   if (const auto need = minimum_compute_capability(config.precision); need && !machine.cuda.devices.empty()) {
@@ -71,8 +71,8 @@ std::optional<std::string> skip_reason(const Config& config, const MachineCapabi
     if (auto reason = cuda_skip_reason(config, machine)) return reason;
   // CPU ranks share the machine's cores (each gets cores / N threads): more ranks than
   // cores would measure the scheduler, and a thousand would exhaust memory before the first step.
-  if (config.device == DeviceKind::Cpu && config.parallel == ParallelMode::Ddp && config.world_size > machine.cpu_cores)
-    return "ddp-" + std::to_string(config.world_size) + " needs " + std::to_string(config.world_size) +
+  if (config.device == DeviceKind::Cpu && config.multi_rank() && config.world_size > machine.cpu_cores)
+    return to_string(config.parallel) + "-" + std::to_string(config.world_size) + " needs " + std::to_string(config.world_size) +
            " CPU processes, one core each; this machine has " + std::to_string(machine.cpu_cores) + " cores";
   return std::nullopt;
 }

@@ -26,6 +26,7 @@
 #include "harness/run/overhead_measurement.h"
 #include "workloads/model_flops.h"
 #include "harness/run/probe_assembly.h"
+#include "harness/run/rank_state.h"
 #include "harness/run/step_timing.h"
 #include "harness/run/trainer.h"
 #include "core/stats/ratio_interval.h"
@@ -89,6 +90,7 @@ struct PreparedConfig {
   std::int64_t shard_samples = 0;  // per rank; dataset_samples for one process
   ExecutionPlan plan;
   std::unique_ptr<DdpSession> ddp;
+  GradientSync* sync = nullptr;  // the session's, for the trainer
   std::unique_ptr<CudaGraphStep> graph;  // the graph variant; its side stream is current while it lives
   Model model;
   std::unique_ptr<torch::optim::Adam> optimizer;
@@ -108,7 +110,7 @@ ModelTechniques model_techniques(const Config& config, torch::Device device) {
 // them and charge DDP for the contention. An explicit --threads is honoured.
 int threads_for(const Config& config, const RunSettings& settings) {
   int requested = settings.threads;
-  if (requested == 0 && config.parallel == ParallelMode::Ddp && config.device == DeviceKind::Cpu)
+  if (requested == 0 && config.multi_rank() && config.device == DeviceKind::Cpu)
     requested = std::max(1, static_cast<int>(std::thread::hardware_concurrency()) / config.world_size);
   return apply_thread_setting(requested);
 }
@@ -134,7 +136,7 @@ Dataset load_dataset(PreparedConfig& c) {
 // parameters, its data shard, gradient all-reduce during backward.
 void plan_devices(PreparedConfig& c) {
   Config per_process = c.config;
-  const bool ddp_config = c.config.parallel == ParallelMode::Ddp;
+  const bool ddp_config = c.config.multi_rank();
   if (ddp_config) {
     per_process.parallel = ParallelMode::Single;
     per_process.world_size = 1;
@@ -143,8 +145,15 @@ void plan_devices(PreparedConfig& c) {
   c.shard_samples = (c.dataset_samples + c.config.world_size - 1) / c.config.world_size;
   if (!ddp_config) return;
   const RunSettings& settings = *c.settings;
-  c.ddp = DdpSession::join({c.config.world_size, c.plan.device, settings.bucket_mb, settings.comm_timeout_s, settings.seed},
-                           read_launch_env());
+  DdpSettings ddp;
+  ddp.mode = c.config.parallel;
+  ddp.world_size = c.config.world_size;
+  ddp.accumulate = c.config.accumulate;
+  ddp.device = c.plan.device;
+  ddp.bucket_mb = settings.bucket_mb;
+  ddp.comm_timeout_s = settings.comm_timeout_s;
+  ddp.seed = settings.seed;
+  c.ddp = DdpSession::join(ddp, read_launch_env());
   if (c.sizes.batch_size > c.shard_samples)
     throw UsageError("--batch-size " + std::to_string(c.sizes.batch_size) + " is larger than each rank's shard of the " +
                      c.config.workload + " dataset (" + std::to_string(c.shard_samples) + " of " +
@@ -182,7 +191,7 @@ TrainerSpec trainer_spec(PreparedConfig& c) {
   spec.data_parallel_devices = c.plan.data_parallel_devices;
   spec.channels_last_input = c.config.channels_last;
   spec.graph = c.graph.get();
-  if (c.ddp) spec.gradient_sync = &c.ddp->attach(c.model.module->parameters());
+  spec.gradient_sync = c.sync;
   return spec;
 }
 
@@ -204,8 +213,16 @@ void prepare(PreparedConfig& c) {
   c.model = c.workload->make_model_with(model_techniques(c.config, c.plan.device));
   c.model.module->to(c.plan.device);
   if (c.config.channels_last) to_channels_last(*c.model.module);
-  if (c.ddp) c.ddp->broadcast_from_rank0(*c.model.module);
-  c.optimizer = make_optimizer(c.config, c.model.module->parameters());
+  if (c.ddp) {
+    c.ddp->broadcast_from_rank0(*c.model.module);
+    // Before the optimizer: a sharded run's optimizer steps its shards.
+    c.sync = &c.ddp->attach(c.model);
+    // Each rank's GradScaler sees only its gradient shard: its inf check is agreed.
+    if (c.ddp->sharded()) c.plan.scaler->agree_across_ranks([ddp = c.ddp.get()](torch::Tensor& found_inf) {
+      ddp->agree_on_found_inf(found_inf);
+    });
+  }
+  c.optimizer = make_optimizer(c.config, c.ddp ? c.ddp->optimizer_parameters(c.model) : c.model.module->parameters());
   LoaderOptions loader_options{c.sizes.batch_size, settings.workers, DataShard{0, 1, settings.seed}};
   if (c.ddp) loader_options.shard = c.ddp->data_shard();
   c.source = c.plan.make_batch_source(std::move(dataset), loader_options);
@@ -313,22 +330,28 @@ nlohmann::json placement_json(const PreparedConfig& c, const TrainingRun& run) {
 nlohmann::json collect(PreparedConfig& c, const TrainingRun& run) {
   const std::optional<DeviceSpanCount> device_spans = hand_over_trace(c);
   const auto& step_ms = c.probes.timer->step_ms();
+  // Replays and scaled fused steps advanced only the device's step counts; the checkpoint
+  // (and a sharded run's gathered optimizer) takes the host's.
+  if (auto* adam = dynamic_cast<MultiTensorAdam*>(c.optimizer.get())) adam->read_step_counts_from_device();
+  // Left out by the parent (run/checkpoint_plan.h), which says why in the row; every rank
+  // reads the same decision, so a sharded run's ranks all gather the optimizer or none.
+  const std::string& skipped = c.settings->checkpoint_skip_reason;
   // Rank 0 gets every rank's numbers; the report is rank 0's result.
   std::optional<DdpSession::Gathered> gathered;
-  if (c.ddp)
-    gathered = c.ddp->gather(step_ms, run.losses, static_cast<std::size_t>(c.shard_samples), c.model.module->parameters());
+  RankState rank_state;
+  if (c.ddp) {
+    rank_state = collect_rank_state(*c.ddp, c.model, *c.optimizer, skipped.empty(), c.plan.device);
+    gathered = c.ddp->gather(step_ms, run.losses, static_cast<std::size_t>(c.shard_samples), c.model.module->parameters(),
+                             rank_state.memory);
+  }
   const bool reporting = !c.ddp || c.ddp->rank() == 0;
   // The ranks hold the same parameters: only the reporting process checks the round trip,
   // in a directory of its own (no other user can plant a symlink for torch::save to follow).
-  // Replays and scaled fused steps advanced only the device's step counts; the checkpoint
-  // saves the host's.
-  if (auto* adam = dynamic_cast<MultiTensorAdam*>(c.optimizer.get())) adam->read_step_counts_from_device();
   CheckpointCheck checkpoint;
-  // Left out by the parent (run/checkpoint_plan.h), which says why in the row.
-  const std::string& skipped = c.settings->checkpoint_skip_reason;
   if (reporting && skipped.empty()) {
     const PrivateDir checkpoint_dir(c.settings->scratch_dir);
-    checkpoint = check_checkpoint_round_trip(*c.workload, c.model, *c.optimizer, run.last_batch.data,
+    torch::optim::Adam& saved = rank_state.whole_optimizer ? *rank_state.whole_optimizer : *c.optimizer;
+    checkpoint = check_checkpoint_round_trip(*c.workload, c.model, saved, run.last_batch.data,
                                              checkpoint_dir.file("checkpoint.pt"), c.config.channels_last,
                                              model_techniques(c.config, c.plan.device));
   }
@@ -362,10 +385,14 @@ nlohmann::json collect(PreparedConfig& c, const TrainingRun& run) {
   result["throughput"]["tflops_per_s"] = to_json(summarize(tflops_per_s));
   // DDP: the global batch's loss (mean over the ranks' shards), comparable with one process.
   result["loss"] = loss_json(gathered ? gathered->global_losses : run.losses, c.sizes.warmup);
-  if (gathered) result["ddp"] = gathered->ddp;
+  if (gathered) {
+    result["ddp"] = gathered->ddp;
+    result["ddp"]["memory"] = rank_memory_summary(gathered->ddp.value("per_rank", nlohmann::json::array()));
+  }
   result["optimizer_steps_skipped"] = run.optimizer_steps_skipped;
   result["placement"] = placement_json(c, run);
   if (reporting) result["checkpoint"] = skipped.empty() ? checkpoint.to_json() : nlohmann::json{{"done", false}, {"reason", skipped}};
+  if (reporting && c.ddp) result["checkpoint"]["state"] = checkpoint_state_note(c.config);
   if (reporting && skipped.empty() && (!checkpoint.parameters_equal || !checkpoint.outputs_equal)) {
     // Keep the measurements: the row says what broke and still shows the numbers.
     result["status"] = "failed";

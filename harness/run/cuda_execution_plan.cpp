@@ -120,8 +120,8 @@ std::string data_parallel_buffer_note(int devices) {
 
 ExecutionPlan plan_cuda_execution(const Config& config) {
   if (config.device != DeviceKind::Cuda) throw std::runtime_error(config.id() + ": not a CUDA config");
-  if (config.parallel == ParallelMode::Ddp)
-    throw std::runtime_error(config.id() + ": DistributedDataParallel runs one process per rank, not this plan");
+  if (config.multi_rank())
+    throw std::runtime_error(config.id() + ": a multi-rank config runs one process per rank, not this plan");
   const int device_count = static_cast<int>(torch::cuda::device_count());
   if (device_count < 1) throw std::runtime_error(config.id() + ": LibTorch sees no CUDA device");
 

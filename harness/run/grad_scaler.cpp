@@ -129,6 +129,7 @@ void GradScaler::check_gradients(torch::optim::Optimizer& optimizer, const torch
   // One flag, 0 or 1, as PyTorch shares one found_inf per device across dtypes: the fused
   // kernels skip only when *found_inf == 1, so a sum of 2 would step with inf.
   found_inf_.clamp_max_(1.0);
+  if (agree_) agree_(found_inf_);  // one inf in any rank's shard skips every rank's step
 }
 
 bool GradScaler::step(torch::optim::Optimizer& optimizer) {

@@ -56,6 +56,9 @@ class GradScaler final : public LossScaler {
   void prepare_for_capture() override;
   void end_capture() override;
   void count_replayed_step() override;
+  void agree_across_ranks(std::function<void(torch::Tensor& found_inf)> max_over_ranks) override {
+    agree_ = std::move(max_over_ranks);
+  }
 
   // PyTorch's unscale_(): unscales the gradients now (e.g. before clipping); step() then
   // does not unscale again. At most once between update() calls. Throws std::logic_error
@@ -94,6 +97,7 @@ class GradScaler final : public LossScaler {
   std::int64_t optimizer_unscaled_steps_ = 0;  // steps whose unscale ran in the optimizer's kernel
   bool used_aten_ = false, used_tensor_ops_ = false;
   std::int64_t steps_before_capture_ = 0, unscaled_before_capture_ = 0;
+  std::function<void(torch::Tensor&)> agree_;  // the sharded modes' max over ranks, or empty
 };
 
 }  // namespace gpubench

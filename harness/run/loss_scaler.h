@@ -1,5 +1,7 @@
 #pragma once
 #include <cstdint>
+#include <functional>
+
 #include <nlohmann/json.hpp>
 #include <torch/torch.h>
 
@@ -29,6 +31,9 @@ class LossScaler {
   virtual void end_capture() {}
   // A replay ran the captured scale/step/update once more: the host's counters follow.
   virtual void count_replayed_step() {}
+  // Ranks that each hold a shard of the gradients (the sharded modes): `max_over_ranks`
+  // makes the inf/NaN flag every rank's, before the step is taken or skipped.
+  virtual void agree_across_ranks(std::function<void(torch::Tensor& found_inf)> max_over_ranks) {}
 };
 
 using PassThroughScaler = LossScaler;

@@ -239,7 +239,7 @@ MatrixOutput run_matrix(const MatrixRun& run, const std::function<void(std::size
         extra = {"--child-skip-checkpoint", skip};
     if (reason) {
       row = status_row(config, "skipped", *reason);
-    } else if (config.parallel == ParallelMode::Ddp) {
+    } else if (config.multi_rank()) {
       if (!ranks) ranks = RankLauncher::from_environment(run.settings.comm_timeout_s);
       row = run_ddp_config(run, *ranks, index, config, extra, exchange, output);
     } else {

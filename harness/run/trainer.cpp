@@ -39,6 +39,7 @@ torch::Tensor Trainer::eager_step(Model& model, torch::optim::Optimizer& optimiz
     torch::Tensor loss = phase(Phase::Forward, [&] {
       if (spec_.test_delay_ms > 0)
         std::this_thread::sleep_for(std::chrono::duration<double, std::milli>(spec_.test_delay_ms));
+      if (spec_.gradient_sync) spec_.gradient_sync->begin_forward(/*first=*/micro == 0);
       AutocastScope autocast(spec_.device.type(), spec_.autocast_dtype, spec_.autocast);
       const torch::Tensor input = input_of(batch);
       const auto output = spec_.data_parallel_devices.empty() ? model.forward(input)
@@ -49,14 +50,17 @@ torch::Tensor Trainer::eager_step(Model& model, torch::optim::Optimizer& optimiz
       return micro_batches > 1 ? full / micro_batches : full;
     });
     const bool last = micro == micro_batches - 1;
+    // DDP (and zero1) reduce once per optimizer step: the earlier micro-batches run
+    // no_sync. zero2 and fsdp keep no whole gradient, so they reduce every micro-batch.
+    const bool announced =
+        spec_.gradient_sync && (last || spec_.gradient_sync->reduces_every_micro_batch());
     phase(Phase::Backward, [&] {
       if (micro == 0) optimizer.zero_grad();  // set_to_none, as Python: no memset per parameter
-      // DDP all-reduces once per optimizer step: the earlier micro-batches run no_sync.
-      if (spec_.gradient_sync && last) spec_.gradient_sync->begin_backward(/*accumulated=*/micro > 0);
+      if (announced) spec_.gradient_sync->begin_backward(/*accumulated=*/micro > 0);
       scaler.scale(loss).backward();
-      // DDP's wait for the last all-reduce belongs to Backward: exposed communication
+      // The wait for the last reduction belongs to Backward: exposed communication
       // shows as backward time and the Optimizer phase stays comparable to one process.
-      if (spec_.gradient_sync && last) spec_.gradient_sync->finish_backward();
+      if (announced) spec_.gradient_sync->finish_backward();
     });
     step_loss = micro == 0 ? loss.detach() : step_loss + loss.detach();
     last_batch = std::move(batch);
@@ -64,6 +68,7 @@ torch::Tensor Trainer::eager_step(Model& model, torch::optim::Optimizer& optimiz
   phase(Phase::Optimizer, [&] {
     scaler.step(optimizer);  // once per optimizer step: GradScaler unscales the accumulated gradients once
     scaler.update();
+    if (spec_.gradient_sync) spec_.gradient_sync->after_optimizer_step();  // zero1/zero2: the updated shards gathered
   });
   return step_loss;
 }

@@ -47,7 +47,8 @@ struct TrainerSpec {
   // and every measured step replays it (needs warmup_steps >= 1 and an optimizer that
   // steps on the device: fused Adam).
   StepGraph* graph = nullptr;  // CudaGraphStep
-  // Set for DDP: averages gradients across ranks inside the Backward phase.
+  // Set for DDP and the sharded modes: averages gradients across ranks inside the Backward
+  // phase (and, sharded, gathers parameters in Forward and after the optimizer).
   GradientSync* gradient_sync = nullptr;
   // Micro-batches per optimizer step (Config::accumulate): each step runs data, H2D,
   // forward and backward this many times, then the optimizer once.

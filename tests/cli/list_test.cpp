@@ -35,12 +35,13 @@ TEST(List, SaysWhatEachConfigRunsAndTheExpectedDuration) {
   EXPECT_NE(fixed.output.find("runs here: 1 warm-up + 4 steps"), std::string::npos) << fixed.output;
 }
 
-TEST(List, SaysHowManyCpuRanksTheMachineHolds) {
-  const auto result = test_support::run_command(std::string(GPUBENCH_EXE) + " --matrix mlp/cpu/fp32/ddp-1024 --list");
-  ASSERT_EQ(result.exit_code, 0) << result.output;
-  EXPECT_NE(result.output.find("skip: ddp-1024 needs 1024 CPU processes, one core each; this machine has"),
-            std::string::npos)
-      << result.output;
+TEST(List, RefusesANamedCpuConfigOfMoreRanksThanCores) {
+  for (const std::string id : {"mlp/cpu/fp32/ddp-1024", "mlp/cpu/fp32/fsdp-1000"}) {
+    const auto result = test_support::run_command(std::string(GPUBENCH_EXE) + " --matrix " + id + " --list");
+    EXPECT_EQ(result.exit_code, 2) << result.output;
+    EXPECT_NE(result.output.find("--matrix " + id + ": "), std::string::npos) << result.output;
+    EXPECT_NE(result.output.find("CPU processes, one core each, and this machine has"), std::string::npos) << result.output;
+  }
 }
 
 // The --list line of `id` with its padding squeezed out: "id runs here: ..." or "id skip: ...".

@@ -3,7 +3,8 @@
 // keeps the math (fused/foreach Adam, ckpt, DDP and accumulation on a model without
 // BatchNorm; channels_last to 1e-4, its convolutions sum in another order), within the 2%
 // variant rule on the late loss where it does not (bf16; BatchNorm over micro-batches or a
-// rank's shard). DDP rows must end with the same parameters on every rank.
+// rank's shard). Rows of ranks (DDP and the sharded modes) must end with the same
+// parameters on every rank.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -62,7 +63,7 @@ double late_mean(const std::vector<double>& values) {
 
 TEST(TechniquePairsRun, EveryLegalCpuPairTrainsAsThePlainConfigAtTheSameGlobalBatch) {
   const auto pairs = legal_cpu_pairs();
-  ASSERT_EQ(pairs.size(), 20u);
+  ASSERT_EQ(pairs.size(), 38u);
   const std::string dir = test_support::make_temp_dir("pairs");
   std::vector<std::string> ids = {"mlp/cpu/fp32", "cnn/cpu/fp32"};
   for (const auto& pair : pairs) ids.push_back(pair.id);
@@ -81,7 +82,7 @@ TEST(TechniquePairsRun, EveryLegalCpuPairTrainsAsThePlainConfigAtTheSameGlobalBa
     ASSERT_EQ((*row)["status"], "ok") << (*row)["reason"];
     const int global = kMicroBatch * config.accumulate * config.world_size;
     EXPECT_EQ((*row)["workload"]["global_batch_size"], global);
-    if (config.parallel == ParallelMode::Ddp) {
+    if (config.multi_rank()) {
       EXPECT_TRUE((*row)["ddp"]["final_parameters_identical"].get<bool>());
     }
     const auto* base = find_row(plain.at(global), config.workload + "/cpu/fp32");

@@ -20,14 +20,14 @@ struct TechniquePair {
 };
 
 // The built-in workloads the pairs use and their traits (tests/workloads checks that these
-// are the workloads' own): mlp has none but cloning, cnn image batches and blocks, gpt2
-// blocks and FP8 Linear layers.
+// are the workloads' own): mlp has units (its layers) and cloning, cnn image batches and
+// blocks, gpt2 blocks and FP8 Linear layers.
 inline const std::map<std::string, WorkloadTraits>& pair_workload_traits() {
   static const std::map<std::string, WorkloadTraits> traits = [] {
     std::map<std::string, WorkloadTraits> t;
-    t["mlp"] = WorkloadTraits{};
-    t["cnn"].image_batches = t["cnn"].segments = true;
-    t["gpt2"].segments = t["gpt2"].fp8_linears = t["gpt2"].real_scale = true;
+    t["mlp"].units = true;
+    t["cnn"].image_batches = t["cnn"].segments = t["cnn"].units = true;
+    t["gpt2"].segments = t["gpt2"].units = t["gpt2"].fp8_linears = t["gpt2"].real_scale = true;
     return t;
   }();
   return traits;
@@ -35,8 +35,9 @@ inline const std::map<std::string, WorkloadTraits>& pair_workload_traits() {
 
 inline std::vector<TechniquePair> technique_pairs(DeviceKind device) {
   const std::vector<std::string> precisions = {"bf16", "amp-fp16", "amp-bf16", "tf32", "fp8"};
-  const std::string ranks = device == DeviceKind::Cuda ? "ddp-1" : "ddp-2";
-  const std::vector<std::string> words = {"bf16", "amp-fp16", "amp-bf16", "tf32", "fp8", "pinned", "pageable", "dp", ranks,
+  const std::string ranks = device == DeviceKind::Cuda ? "-1" : "-2";
+  const std::vector<std::string> words = {"bf16", "amp-fp16", "amp-bf16", "tf32", "fp8", "pinned", "pageable", "dp",
+                                          "ddp" + ranks, "zero1" + ranks, "zero2" + ranks, "fsdp" + ranks,
                                           "acc2", "adam-foreach", "adam-fused", "channels-last", "ckpt", "graph"};
   const auto is_precision = [&](const std::string& w) {
     return std::find(precisions.begin(), precisions.end(), w) != precisions.end();

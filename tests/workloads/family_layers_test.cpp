@@ -72,7 +72,7 @@ TEST(FamilyLayers, AGpt2IsDrawnByNanoGptsInit) {
   const Model model = make_gpt2_model(shape, {/*checkpoint=*/true});
   auto* gpt2 = model.module->as<Gpt2Impl>();
   ASSERT_NE(gpt2, nullptr);
-  EXPECT_TRUE(gpt2->checkpoint_blocks);
+  EXPECT_TRUE(gpt2->segments.checkpoint);
   const auto& block = *gpt2->transformer->h->begin()->get()->as<Gpt2BlockImpl>();
   EXPECT_NEAR(std_of(block.mlp->c_fc->weight), 0.02, 0.002);
   EXPECT_NEAR(std_of(block.mlp->c_proj->weight), 0.02 / std::sqrt(16.0), 0.0007);

@@ -13,11 +13,11 @@ namespace {
 // The built-in workloads' traits (tests/workloads checks these are theirs).
 std::map<std::string, WorkloadTraits> traits_of(const std::vector<std::string>& names) {
   std::map<std::string, WorkloadTraits> all;
-  all["mlp"] = WorkloadTraits{};
-  all["cnn"].image_batches = all["cnn"].segments = true;
-  all["transformer"].segments = true;
-  all["resnet50"].image_batches = all["resnet50"].segments = all["resnet50"].real_scale = true;
-  all["gpt2"].segments = all["gpt2"].fp8_linears = all["gpt2"].real_scale = true;
+  all["mlp"].units = true;
+  all["cnn"].image_batches = all["cnn"].segments = all["cnn"].units = true;
+  all["transformer"].segments = all["transformer"].units = true;
+  all["resnet50"].image_batches = all["resnet50"].segments = all["resnet50"].units = all["resnet50"].real_scale = true;
+  all["gpt2"].segments = all["gpt2"].units = all["gpt2"].fp8_linears = all["gpt2"].real_scale = true;
   std::map<std::string, WorkloadTraits> out;
   for (const auto& name : names) out[name] = all.at(name);
   return out;
@@ -43,15 +43,17 @@ TEST(MatrixSpec, AllHasEveryTechniqueOfTheMissionForEachWorkload) {
   // 10 techniques x 3 workloads; Adam variants on CUDA for all (2 each, plus fused under
   // amp-fp16) and on the CPU for mlp (2), channels_last on both for the CNN (2), the CUDA
   // Graph step for all (1 each), gradient accumulation on CUDA for all and on the CPU for
-  // mlp (4 in all); then each workload's CPU and CUDA recipe (mlp's CPU recipe, fused Adam,
-  // is already there): no duplicates.
-  EXPECT_EQ(configs.size(), 30u + 9u + 2u + 2u + 3u + 4u + 5u);
+  // mlp (4 in all); the sharded modes beside DDP on both devices (6 each); then each
+  // workload's CPU and CUDA recipe (mlp's CPU recipe, fused Adam, is already there): no
+  // duplicates.
+  EXPECT_EQ(configs.size(), 30u + 9u + 2u + 2u + 3u + 4u + 18u + 5u);
   EXPECT_TRUE(all.count("cnn/cpu/fp32/adam-fused/channels-last") && all.count("cnn/cuda/amp-bf16/pinned/channels-last/graph"));
   EXPECT_TRUE(all.count("transformer/cpu/fp32/adam-fused") && all.count("mlp/cuda/amp-bf16/pinned/graph"));
   for (const std::string w : {"mlp", "cnn", "transformer"})
     for (const std::string t : {"cpu/fp32", "cpu/bf16", "cpu/fp32/ddp-2", "cuda/fp32/pageable", "cuda/fp32/pinned",
                                 "cuda/amp-fp16/pinned", "cuda/amp-bf16/pinned", "cuda/tf32/pinned", "cuda/fp32/pinned/dp",
-                                "cuda/fp32/pinned/ddp-1"})
+                                "cuda/fp32/pinned/ddp-1", "cpu/fp32/zero1-2", "cpu/fp32/zero2-2", "cpu/fp32/fsdp-2",
+                                "cuda/fp32/pinned/zero1-1", "cuda/fp32/pinned/zero2-1", "cuda/fp32/pinned/fsdp-1"})
       EXPECT_TRUE(all.count(w + "/" + t)) << w + "/" + t;
   for (const std::string w : {"mlp", "cnn", "transformer"})
     for (const std::string t : {"cuda/fp32/pinned/adam-foreach", "cuda/fp32/pinned/adam-fused",
@@ -73,7 +75,7 @@ TEST(MatrixSpec, TheStandardWorkloadsHaveEveryTechniqueThatAppliesToThem) {
                                 "cuda/amp-fp16/pinned", "cuda/amp-bf16/pinned", "cuda/tf32/pinned", "cuda/fp32/pinned/dp",
                                 "cuda/fp32/pinned/ddp-1", "cuda/fp32/pinned/adam-foreach", "cuda/fp32/pinned/adam-fused",
                                 "cuda/amp-fp16/pinned/adam-fused", "cuda/fp32/pinned/graph", "cuda/fp32/pinned/acc4",
-                                "cpu/fp32/ckpt", "cuda/fp32/pinned/ckpt"})
+                                "cpu/fp32/ckpt", "cuda/fp32/pinned/ckpt", "cpu/fp32/fsdp-2", "cuda/fp32/pinned/fsdp-1"})
       EXPECT_TRUE(all.count(w + "/" + t)) << w + "/" + t;
   EXPECT_TRUE(all.count("resnet50/cpu/fp32/channels-last") && all.count("resnet50/cuda/fp32/pinned/channels-last"));
   EXPECT_FALSE(all.count("gpt2/cuda/fp32/pinned/channels-last")) << "no 4-d tensors";
@@ -82,7 +84,7 @@ TEST(MatrixSpec, TheStandardWorkloadsHaveEveryTechniqueThatAppliesToThem) {
   // and the recipes: cpu (fp32 + fused Adam, channels-last for the CNN), cuda (bf16 + ..., graph)
   EXPECT_TRUE(all.count("resnet50/cpu/fp32/adam-fused/channels-last") && all.count("gpt2/cpu/fp32/adam-fused"));
   EXPECT_TRUE(all.count("resnet50/cuda/amp-bf16/pinned/channels-last/graph") && all.count("gpt2/cuda/amp-bf16/pinned/graph"));
-  EXPECT_EQ(all.size(), 2u * 17u + 2u + 1u + 4u);
+  EXPECT_EQ(all.size(), 2u * 23u + 2u + 1u + 4u);
 }
 
 TEST(MatrixSpec, NamedIdsAreThoseTheSpecListsOneByOneNormalised) {
@@ -99,7 +101,8 @@ TEST(MatrixSpec, GpuDdpUsesEveryVisibleDevice) {
 
 TEST(MatrixSpec, GroupsSelectTheirTechniquesAndBaselines) {
   EXPECT_EQ(ids(expand_matrix(request("cpu", {"mlp"}))),
-            (std::set<std::string>{"mlp/cpu/fp32", "mlp/cpu/bf16", "mlp/cpu/fp32/ddp-2", "mlp/cpu/fp32/adam-foreach",
+            (std::set<std::string>{"mlp/cpu/fp32", "mlp/cpu/bf16", "mlp/cpu/fp32/ddp-2", "mlp/cpu/fp32/zero1-2",
+                                   "mlp/cpu/fp32/zero2-2", "mlp/cpu/fp32/fsdp-2", "mlp/cpu/fp32/adam-foreach",
                                    "mlp/cpu/fp32/adam-fused", "mlp/cpu/fp32/acc4"}));
   EXPECT_EQ(ids(expand_matrix(request("pinned", {"cnn"}))),
             (std::set<std::string>{"cnn/cuda/fp32/pageable", "cnn/cuda/fp32/pinned"}));
@@ -188,9 +191,10 @@ TEST(MatrixSpec, IdListsAndGroupsMixWithoutDuplicates) {
   const auto configs = expand_matrix(request("mlp/cpu/fp32, cpu ,cnn/cuda/amp-fp16", {"mlp"}));
   EXPECT_EQ(configs.front().id(), "mlp/cpu/fp32");
   EXPECT_EQ(ids(configs), (std::set<std::string>{"mlp/cpu/fp32", "mlp/cpu/bf16", "mlp/cpu/fp32/ddp-2",
+                                                 "mlp/cpu/fp32/zero1-2", "mlp/cpu/fp32/zero2-2", "mlp/cpu/fp32/fsdp-2",
                                                  "mlp/cpu/fp32/adam-foreach", "mlp/cpu/fp32/adam-fused",
                                                  "mlp/cpu/fp32/acc4", "cnn/cuda/amp-fp16/pinned"}));
-  EXPECT_EQ(configs.size(), 7u);
+  EXPECT_EQ(configs.size(), 10u);
 }
 
 TEST(MatrixSpec, WorkloadFilterKeepsOrder) {

@@ -9,7 +9,7 @@ TEST(CommStats, QueuedBucketsAreCountedOnceAndSplitIntoHiddenAndExposed) {
   StepComm step;
   step.backward_ms = 10;
   step.finish_ms = 14;
-  step.buckets = {{4, 8}, {6, 12}, {13, 13.5}};  // two overlapping, one after backward
+  step.collectives = {{4, 8}, {6, 12}, {13, 13.5}};  // two overlapping, one after backward
   EXPECT_DOUBLE_EQ(step.comm_ms(), 8 + 0.5);      // [4,12] and [13,13.5]
   EXPECT_DOUBLE_EQ(step.hidden_ms(), 6);          // [4,10]
   EXPECT_DOUBLE_EQ(step.exposed_ms(), 4);
@@ -20,7 +20,7 @@ TEST(CommStats, RecorderKeepsMeasuredStepsAndTheMergePoolsRanks) {
   StepComm step;
   step.backward_ms = 10;
   step.finish_ms = 12;
-  step.buckets = {{5, 11}};
+  step.collectives = {{5, 11}};
   recorder.step_begin(0, false);
   recorder.record(step);  // warm-up: ignored
   recorder.step_begin(1, true);

@@ -1,9 +1,11 @@
-// One DDP rank for the multi-process tests, built from the production pieces (launch
-// environment, DdpSession, sharded LoaderBatchSource, Trainer with the gradient reducer):
-// trains the mlp on a small synthetic dataset and, on rank 0, saves the parameters after
-// the first step and at the end plus the global loss curve.
+// One rank for the multi-process tests, built from the production pieces (launch
+// environment, DdpSession, sharded LoaderBatchSource, Trainer with the gradient reducer or
+// the sharded modes): trains a workload (mlp by default) on a small synthetic dataset and,
+// on rank 0, saves the parameters after the first step and at the end plus the global loss
+// curve (a sharded run's whole model gathered first), and the merged numbers to FILE.json.
 //   ddp_rank_helper --out FILE --steps K --batch B [--optimizer sgd|adam] [--comm-timeout S]
-//                   [--bucket-mb M] [--progress FILE]
+//                   [--bucket-mb M] [--progress FILE] [--mode ddp|zero1|zero2|fsdp]
+//                   [--workload mlp|cnn|transformer] [--accumulate K] [--ckpt 1]
 // Without RANK/WORLD_SIZE it is the one-process reference: no DDP at all, the same
 // sampler with world size 1. Each rank initialises its
 // model with a different seed: equal results prove the broadcast from rank 0.
@@ -15,6 +17,7 @@
 
 #include <torch/torch.h>
 
+#include "core/config/config.h"
 #include "harness/parallel/ddp_session.h"
 #include "harness/profile/phase_timer.h"
 #include "harness/run/batch_source.h"
@@ -29,6 +32,12 @@ torch::Tensor flat_parameters(torch::nn::Module& module) {
   std::vector<torch::Tensor> flat;
   for (const auto& p : module.parameters()) flat.push_back(p.detach().reshape({-1}).clone());
   return torch::cat(flat);
+}
+
+ParallelMode mode_named(const std::string& name) {
+  for (const ParallelMode mode : {ParallelMode::Ddp, ParallelMode::Zero1, ParallelMode::Zero2, ParallelMode::Fsdp})
+    if (to_string(mode) == name) return mode;
+  throw std::invalid_argument("--mode '" + name + "': expected ddp, zero1, zero2 or fsdp");
 }
 
 // Snapshots the parameters when the first step ends, and writes progress per step.
@@ -52,21 +61,30 @@ int run(std::map<std::string, std::string> args) {
   const std::uint64_t seed = 7;
   const LaunchEnv env = read_launch_env();
   DdpSettings settings;
+  settings.mode = mode_named(args["--mode"]);
+  settings.accumulate = std::stoi(args["--accumulate"]);
   settings.world_size = env.world_size;
   settings.comm_timeout_s = std::stod(args["--comm-timeout"]);
   settings.bucket_mb = std::stod(args["--bucket-mb"]);
   settings.seed = seed;
   const std::unique_ptr<DdpSession> session = env.distributed() ? DdpSession::join(settings, env) : nullptr;
 
-  const auto workload = make_workload("mlp");
+  const auto workload = make_workload(args["--workload"]);
   torch::manual_seed(seed + static_cast<std::uint64_t>(env.rank));
-  Model model = workload->make_model();
-  if (session) session->broadcast_from_rank0(*model.module);
+  ModelTechniques techniques;
+  techniques.checkpoint = args["--ckpt"] == "1";
+  Model model = workload->make_model_with(techniques);
+  GradientSync* sync = nullptr;
+  if (session) {
+    session->broadcast_from_rank0(*model.module);
+    sync = &session->attach(model);  // before the optimizer: a sharded run's steps its shards
+  }
+  const std::vector<torch::Tensor> stepped = session ? session->optimizer_parameters(model) : model.module->parameters();
   std::unique_ptr<torch::optim::Optimizer> optimizer;
   if (args["--optimizer"] == "sgd")
-    optimizer = std::make_unique<torch::optim::SGD>(model.module->parameters(), torch::optim::SGDOptions(0.05));
+    optimizer = std::make_unique<torch::optim::SGD>(stepped, torch::optim::SGDOptions(0.05));
   else
-    optimizer = std::make_unique<torch::optim::Adam>(model.module->parameters(), torch::optim::AdamOptions(1e-3));
+    optimizer = std::make_unique<torch::optim::Adam>(stepped, torch::optim::AdamOptions(1e-3));
   LoaderOptions loader{std::stoll(args["--batch"]), 0, DataShard{0, 1, seed}};
   if (session) loader.shard = session->data_shard();
   LoaderBatchSource source(workload->make_dataset({512, seed, ""}), loader, torch::kCPU);
@@ -80,12 +98,18 @@ int run(std::map<std::string, std::string> args) {
   TrainerSpec spec;
   spec.stopping.exact = true;
   spec.stopping.max_steps = std::stoi(args["--steps"]);
-  if (session) spec.gradient_sync = &session->attach(model.module->parameters());
+  spec.accumulate = settings.accumulate;
+  spec.gradient_sync = sync;
   PassThroughScaler scaler;
   const TrainingRun run = Trainer(spec, probes).run(model, *optimizer, *workload, source, scaler);
   std::vector<double> losses = run.losses;
   if (session) {
-    const auto gathered = session->gather(timer->step_ms(), run.losses, 256, model.module->parameters());
+    nlohmann::json memory = {{"model_state", model_state_bytes(model.module->parameters(), *optimizer).to_json()}};
+    if (ShardedDataParallel* sharded = session->sharded()) {
+      memory["peak_gathered_bytes"] = sharded->peak_gathered_bytes();
+      sharded->gather_whole_model();
+    }
+    const auto gathered = session->gather(timer->step_ms(), run.losses, 256, model.module->parameters(), memory);
     if (!gathered) return 0;  // rank 0 writes
     losses = gathered->global_losses;
     std::ofstream(args["--out"] + ".json") << gathered->ddp.dump(2) << "\n";
@@ -101,7 +125,8 @@ int run(std::map<std::string, std::string> args) {
 int main(int argc, char** argv) {
   std::map<std::string, std::string> args = {{"--steps", "1"},       {"--batch", "32"},   {"--optimizer", "adam"},
                                              {"--comm-timeout", "5"}, {"--bucket-mb", "25"}, {"--progress", ""},
-                                             {"--out", "/dev/null"}};
+                                             {"--out", "/dev/null"},  {"--mode", "ddp"},   {"--workload", "mlp"},
+                                             {"--accumulate", "1"},   {"--ckpt", "0"}};
   for (int i = 1; i + 1 < argc; i += 2) args[argv[i]] = argv[i + 1];
   try {
     return run(args);

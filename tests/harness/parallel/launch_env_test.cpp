@@ -108,7 +108,7 @@ TEST(RankLauncher, UnderALauncherOnlyMatchingDdpConfigsRun) {
   EXPECT_FALSE(launcher->skip_reason(Config::parse("mlp/cpu/fp32/ddp-1")).has_value());
   const auto single = launcher->skip_reason(Config::parse("mlp/cpu/fp32"));
   ASSERT_TRUE(single.has_value());
-  EXPECT_NE(single->find("only ddp-1 configs run under a distributed launcher"), std::string::npos) << *single;
+  EXPECT_NE(single->find("only ddp-N, zero1-N, zero2-N or fsdp-N configs with N = 1 run under a distributed launcher"), std::string::npos) << *single;
   const auto other = launcher->skip_reason(Config::parse("mlp/cpu/fp32/ddp-2"));
   ASSERT_TRUE(other.has_value());
   EXPECT_EQ(other->rfind("ddp-2 needs 2 ranks; launched as rank 0 of 1", 0), 0u) << *other;
