@@ -87,6 +87,15 @@ gpubench=$(absolute "${GPUBENCH:-$(cd "$(dirname "$0")/.." && pwd)/build/gpubenc
 matrix=${GPUBENCH_CI_MATRIX:-mlp/cpu/fp32,cnn/cpu/fp32,transformer/cpu/fp32}
 read -r -a extra_args <<< "${GPUBENCH_CI_ARGS:-}"
 [[ -x $gpubench ]] || fail "'$gpubench' is not built (scripts/build.sh)"
+# The baseline is read as compare will read it (against itself), before minutes of matrix
+# runs: a file that is not a gpubench report, a folder holding one, or a report with no ok
+# config to compare with, is exit 2 now, with compare's reason.
+if [[ -n $baseline ]]; then
+  why=$("$gpubench" compare "$baseline" "$baseline" --format json 2>&1 >/dev/null)
+  status=$?
+  why=$(grep -v "^gpubench compare: warning:" <<<"$why")  # that it is compared with itself
+  ((status == 0 || status == 1)) || fail "baseline '$baseline' cannot be compared: ${why#gpubench: error: }"
+fi
 mkdir -p "$out_dir" || fail "cannot create '$out_dir'"
 
 # One quick-preset run of `binary` into `report`. A failed config does not stop the check

@@ -41,6 +41,9 @@ while (($#)); do
 done
 (($#)) || fail "no gpubench arguments after --; $usage"
 [[ $deadline_s =~ ^[1-9][0-9]*$ ]] || fail "--timeout '$deadline_s' is not a whole number of seconds > 0"
+# NAME is a file name stem in DIR: a '/' would put the files in another folder (or none).
+[[ $name != */* && $name != . && $name != .. ]] ||
+  fail "--name '$name' is not a file name: expected a name without '/' (the files go in --out-dir)"
 nsys=${NSYS:-}
 [[ -z $nsys && -x $root/.tools/nsys/bin/nsys ]] && nsys=$root/.tools/nsys/bin/nsys
 [[ -z $nsys ]] && { nsys=$(command -v nsys) || fail "no nsys (run scripts/install-nsys.sh, or set NSYS)"; }

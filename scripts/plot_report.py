@@ -1,4 +1,4 @@
-#!/usr/bin/python3
+#!/usr/bin/env python3
 """Renders gpubench reports into PNGs: throughput by config, phase breakdown (stacked),
 peak memory by config, step-time distribution. With two reports, bars are side by side.
 
@@ -7,7 +7,11 @@ peak memory by config, step-time distribution. With two reports, bars are side b
 At most 300 configs with status ok (across the reports): each config's bar gets 0.6 inch so
 that its label stays legible, and the widest chart (two reports of 300: 39600 pixels) stays
 under the PNG renderer's 65536-pixel limit. A report that is not a gpubench report, or that
-it cannot draw, is exit 2 with one line naming what is wrong, before any file is written.
+it cannot draw, is exit 2 with one line naming what is wrong, before any file is written:
+what `gpubench compare` refuses (a row named twice, a `command` that is not a string) too.
+A gpubench tune search's rows are named by config, batch and step, as gpubench names them.
+Runs under the checkout's .venv (scripts/setup.sh installs matplotlib there), whatever
+Python started it.
 """
 import argparse
 import json
@@ -17,7 +21,18 @@ import re
 import stat
 import sys
 
-import matplotlib
+# The project's Python is its .venv (scripts/setup.sh installs what the scripts import
+# there): started by another one (the shebang's python3), run again under it.
+VENV = os.path.join(os.path.dirname(os.path.abspath(__file__)), os.pardir, ".venv")
+VENV_PYTHON = os.path.join(VENV, "bin", "python")
+if os.path.realpath(sys.prefix) != os.path.realpath(VENV) and os.access(VENV_PYTHON, os.X_OK):
+    os.execv(VENV_PYTHON, [VENV_PYTHON, os.path.abspath(__file__), *sys.argv[1:]])
+try:
+    import matplotlib
+except ImportError:
+    print(f"plot_report: matplotlib is not installed for {sys.executable}: scripts/setup.sh installs it into .venv",
+          file=sys.stderr)
+    sys.exit(2)
 
 matplotlib.use("Agg")  # files only, no display needed
 import matplotlib.pyplot as plt  # noqa: E402
@@ -98,6 +113,15 @@ def check_ok_row(row, where):
     at(row, "step_ms.median", float, where)
 
 
+def result_key(row):
+    """How gpubench names a row (reports/compare/report_loader.h): its config id, and for a
+    tune search's row (its "tune" step) the batch and step, "mlp/cpu/fp32 batch 128 (final 1)"."""
+    tune = row.get("tune")
+    if not isinstance(tune, dict):
+        return row["config_id"]
+    return f"{row['config_id']} batch {tune.get('batch_size', '?')} ({tune.get('phase', '?')} {tune.get('round', '?')})"
+
+
 def check_report(report, path):
     where = f"'{path}'"
     if not isinstance(report, dict):
@@ -107,12 +131,18 @@ def check_report(report, path):
         raise BadReport(f"{where} has schema_version {describe(version)}, expected 1")
     at(report, "tool", dict, where)
     at(report, "tool.git_commit", str, where, optional=True)
+    at(report, "command", str, where, optional=True)
+    seen = set()
     for i, row in enumerate(at(report, "results", list, where)):
         row_where = f"{where} results[{i}]"
         if not isinstance(row, dict):
             raise BadReport(f"{row_where} is {describe(row)}; expected an object")
         if at(row, "status", str, row_where) == "ok":
             check_ok_row(row, row_where)
+        if isinstance(row.get("config_id"), str):
+            if result_key(row) in seen:
+                raise BadReport(f"{row_where} ({result_key(row)}) appears twice; expected one result per config")
+            seen.add(result_key(row))
 
 
 def load(path):
@@ -150,7 +180,7 @@ def bar_chart(reports, paths, value, ylabel, title, out, log_scale=False):
     width = 0.8 / len(reports)
     positive = False
     for k, (report, path) in enumerate(zip(reports, paths)):
-        rows = {r["config_id"]: r for r in ok_rows(report)}
+        rows = {result_key(r): r for r in ok_rows(report)}
         xs = [i + k * width for i, cid in enumerate(ids) if cid in rows]
         heights = [value(rows[cid]) for cid in ids if cid in rows]
         positive = positive or any(h > 0 for h in heights)
@@ -199,7 +229,7 @@ def phase_chart(report, out):
         ax.bar(range(len(rows)), shares, bottom=bottom, label=phase)
         bottom = [b + s for b, s in zip(bottom, shares)]
     ax.set_xticks(range(len(rows)))
-    ax.set_xticklabels([r["config_id"] for r in rows], rotation=35, ha="right", fontsize=8)
+    ax.set_xticklabels([result_key(r) for r in rows], rotation=35, ha="right", fontsize=8)
     ax.set_ylabel("% of median step time")
     ax.set_title("Where each step's time goes")
     ax.legend(fontsize=8, loc="upper right")
@@ -216,7 +246,9 @@ def step_distribution(report, out):
         samples = r["samples"]["step_ms"]
         median = r["step_ms"]["median"] or 1
         data.append([s / median for s in samples])
-    ax.boxplot(data, labels=[r["config_id"] for r in rows], showfliers=True)
+    ax.boxplot(data, showfliers=True)  # labels set apart: matplotlib 3.11 renamed boxplot's labels=
+    ax.set_xticks(range(1, len(rows) + 1))
+    ax.set_xticklabels([result_key(r) for r in rows])
     ax.set_ylabel("step time / median")
     ax.set_title("Step-time distribution (noise per config)")
     plt.setp(ax.get_xticklabels(), rotation=35, ha="right", fontsize=8)
@@ -232,7 +264,7 @@ class Parser(argparse.ArgumentParser):
 def config_ids(reports):
     ids = []
     for report in reports:
-        ids += [r["config_id"] for r in ok_rows(report) if r["config_id"] not in ids]
+        ids += [result_key(r) for r in ok_rows(report) if result_key(r) not in ids]
     return ids
 
 

@@ -18,7 +18,6 @@ packages=(
   libgtest-dev libgmock-dev googletest libbenchmark-dev
   libvalijson-dev                 # JSON Schema validation of reports in the tests
   libturbojpeg0-dev libpng-dev    # resnet50's ImageFolder data: JPEG (libjpeg-turbo) and PNG decoding
-  python3-matplotlib              # scripts/plot_report.py
   slurmctld slurmd slurm-client munge   # scripts/slurm-local.sh: a one-node Slurm for the srun/sbatch tests
   iproute2                        # ip netns: the two-host torchrun test
   libjs-chart.js                  # Chart.js 3, inlined into gpubench report's HTML pages at build time
@@ -50,8 +49,10 @@ PYTHONWARNINGS=ignore "$venv/bin/python" -c 'import torch; print(f"setup: torch 
 # The references the standard workloads are proven equal to (tests/workloads/reference_*):
 # torchvision's resnet50 (0.26.0 is the release built for torch 2.11) and HF transformers'
 # GPT2LMHeadModel (the release the GPU machine has); scripts/reference_loop.py trains them.
-# junitparser reads back compare --junit's XML in its test, as a CI server would.
-reference_pins=("torchvision==0.26.0" "transformers==5.17.0" "junitparser==5.0.3")
+# junitparser reads back compare --junit's XML in its test, as a CI server would;
+# scripts/plot_report.py draws with matplotlib (it runs itself under .venv: the scripts'
+# imports are installed here, with the torch they run beside).
+reference_pins=("torchvision==0.26.0" "transformers==5.17.0" "junitparser==5.0.3" "matplotlib==3.11.2")
 if ! PYTHONWARNINGS=ignore "$venv/bin/python" -c "import importlib.metadata as m, sys
 sys.exit(any(m.version(pin.split('==')[0]) != pin.split('==')[1] for pin in sys.argv[1:]))" "${reference_pins[@]}" 2>/dev/null; then
   echo "setup: installing ${reference_pins[*]} into $venv" >&2

@@ -9,6 +9,8 @@
 #include <string>
 #include <sys/stat.h>
 
+#include <nlohmann/json.hpp>
+
 #include "support/run_command.h"
 
 namespace gpubench {
@@ -67,6 +69,18 @@ TEST(CiPerfCheck, BadInputIsExitTwoWithTheReason) {
   const auto no_baseline = run_command("bash " + kScript + " /nonexistent/baseline.json");
   EXPECT_EQ(no_baseline.exit_code, 2);
   EXPECT_NE(no_baseline.output.find("baseline '/nonexistent/baseline.json' does not exist"), std::string::npos);
+  // A baseline that is not a gpubench report: refused with compare's reason before the
+  // matrix runs (it ran the whole matrix first).
+  const std::string not_report_dir = test_support::make_temp_dir("perf-check-not-report");
+  std::ofstream(not_report_dir + "/baseline.json") << "{\"name\": \"not a report\"}";
+  const auto not_report = run_command("GPUBENCH=" + std::string(GPUBENCH_EXE) + " bash " + kScript + " " + not_report_dir +
+                                      "/baseline.json " + not_report_dir + "/out");
+  EXPECT_EQ(not_report.exit_code, 2) << not_report.output;
+  EXPECT_NE(not_report.output.find("cannot be compared: BASE report '" + not_report_dir +
+                                   "/baseline.json' lacks \"schema_version\""),
+            std::string::npos)
+      << not_report.output;
+  EXPECT_FALSE(std::ifstream(not_report_dir + "/out/current.json").good()) << "the matrix ran";
   const auto stray = run_command("bash " + kScript + " --base-bin " + std::string(GPUBENCH_EXE) + " out extra");
   EXPECT_EQ(stray.exit_code, 2);
   EXPECT_NE(stray.output.find("unexpected argument 'extra' (compare flags go after --)"), std::string::npos)
@@ -137,6 +151,23 @@ TEST(CiPerfCheck, BaselineModeTakesAReportOrADirectoryOfRuns) {
   EXPECT_EQ(runs.exit_code, 0) << runs.output;
   EXPECT_NE(runs.output.find("Welch's t-test on the log run values"), std::string::npos) << runs.output;
   EXPECT_TRUE(std::ifstream(dir + "/runs/current/run-02.json").good());
+
+  // A baseline's strings reach the CI page (GITHUB_STEP_SUMMARY) as text: no image, no
+  // link, no line of its own.
+  nlohmann::json baseline = nlohmann::json::parse(read_text(dir + "/made/base/run-01.json"));
+  baseline["tool"]["version"] = "0.1\n**Result:** 0 regressions <img src=https://x.example/p.png> [link](https://x.example)";
+  std::ofstream(dir + "/hostile.json") << baseline.dump();
+  const auto hostile = run_command("GITHUB_STEP_SUMMARY=" + dir + "/summary.md " + env + "bash " + kScript + " " + dir +
+                                   "/hostile.json " + dir + "/hostile -- --threshold 50%");
+  EXPECT_LE(hostile.exit_code, 1) << hostile.output;
+  const std::string summary = read_text(dir + "/summary.md");
+  EXPECT_NE(summary.find("(gpubench 0.1\\\\n\\*\\*Result:\\*\\* 0 regressions"), std::string::npos) << summary;
+  EXPECT_EQ(summary.find(" <img"), std::string::npos) << "unescaped: " << summary;
+  EXPECT_EQ(summary.find(" [link]("), std::string::npos) << "unescaped: " << summary;
+  EXPECT_NE(summary.find(" \\<img src=https\\://x.example/p.png\\>"), std::string::npos) << summary;
+  const std::size_t result_line = summary.find("\n**Result:**");
+  EXPECT_NE(result_line, std::string::npos) << summary;
+  EXPECT_EQ(summary.find("\n**Result:**", result_line + 1), std::string::npos) << "a second Result line: " << summary;
 
   const auto no_runs = run_command(env + "bash " + kScript + " " + dir + "/made/base " + dir + "/x");
   EXPECT_EQ(no_runs.exit_code, 2);

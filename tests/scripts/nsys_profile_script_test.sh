@@ -64,6 +64,10 @@ refused "--out-dir without a value" "--out-dir needs a value" --out-dir
 refused "--name without a value" "--name needs a value" --name
 refused "--timeout without a value" "--timeout needs a value" --timeout
 refused "--name followed by --" "--name needs a value" --name -- --matrix mlp/cpu/fp32
+# A name with a '/' created the output folder, then failed in nsys with a stray tail error.
+refused "--name with a '/'" "--name 'a/b' is not a file name" --name a/b --out-dir "$stray" -- --matrix mlp/cpu/fp32
+refused "--name '..'" "--name '..' is not a file name" --name .. --out-dir "$stray" -- --matrix mlp/cpu/fp32
+check "nothing created for a refused --name" test ! -e "$stray" -a ! -e "$checkout/$stray"
 NSYS=/nonexistent/nsys refused "NSYS that does not exist" "NSYS '/nonexistent/nsys' is not an executable file" \
   --timeout "$timeout_refused" --out-dir "$stray" -- --matrix mlp/cpu/fp32
 check "nothing created for a refused NSYS" test ! -e "$stray" -a ! -e "$checkout/$stray"

@@ -1,4 +1,4 @@
-#!/usr/bin/python3
+#!/usr/bin/env python3
 """scripts/plot_report.py on malformed and valid reports (ctest plot_report_refuses_bad_reports).
 
 Every malformed report, made here from a real one (reports/examples/cpu-quick.json), is
@@ -7,8 +7,8 @@ valid report still plots (each PNG written, not empty), alone, beside another wh
 name has TeX's '$', and at the stated limit of configs.
 
     plot_report_test.py PLOT_REPORT_SCRIPT EXAMPLE_REPORT
-Run with the Python that runs plot_report.py (its shebang: /usr/bin/python3, with
-python3-matplotlib from scripts/setup.sh).
+Run with the checkout's .venv Python (plot_report.py runs itself under it; scripts/setup.sh
+installs matplotlib there).
 """
 import copy
 import json
@@ -83,6 +83,10 @@ MALFORMED = {
     "an ok row without config_id": changed(ok_row("config_id")),
     "a '$' (TeX) in a config id": changed(ok_row("config_id", "mlp/cpu/$x^$")),
     "no ok row": changed(lambda r: [row.update(status="skipped") for row in r["results"]]),
+    # What gpubench compare refuses: a row named twice (it kept one of them), a command that
+    # is not a string.
+    "a config id twice": changed(lambda r: r["results"].append(copy.deepcopy(r["results"][0]))),
+    "command a number": changed(lambda r: r.update(command=3)),
     "1000 ok rows": changed(many_rows(1000)),
 }
 
@@ -155,6 +159,15 @@ with tempfile.TemporaryDirectory() as tmp:
     with open(at_limit, "w") as f:
         json.dump(changed(many_rows(300)), f)
     expect_plots("300 ok rows (the limit)", [at_limit], os.path.join(tmp, "plots-300"), PNGS)
+
+    def tune_search(report):  # one stack at two batches and again in the final: three rows, three names
+        row = next(r for r in report["results"] if r["status"] == "ok")
+        report["results"] = [dict(copy.deepcopy(row), tune={"phase": phase, "round": n, "batch_size": batch})
+                             for phase, n, batch in (("greedy", 0, 64), ("batch", 1, 128), ("final", 1, 128))]
+    search = os.path.join(tmp, "search.json")
+    with open(search, "w") as f:
+        json.dump(changed(tune_search), f)
+    expect_plots("a tune search's rows, one config at several batches", [search], os.path.join(tmp, "plots-tune"), PNGS)
 
 if failures:
     print(f"{len(failures)} check(s) failed")
