@@ -2,12 +2,14 @@
 #include <string>
 
 #include "cli/flags.h"
+#include "harness/run/matrix_runner.h"
 
 namespace gpubench {
 
 // Exit code when the matrix ran but its report or trace could not be written at the end
 // (disk full, a device that refuses writes): the table was printed, the file is missing.
 constexpr int kExitOutputNotWritten = 4;
+static_assert(kExitOutputNotWritten == kChildResultNotWritten, "a config child's unwritten result is an unwritten output");
 
 // `gpubench --matrix SPEC ...` and `--list`: expand, validate every input before the
 // first measurement, run each config in a child process, write the report after each
