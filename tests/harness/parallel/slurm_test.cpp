@@ -13,9 +13,8 @@
 namespace gpubench {
 namespace {
 
-using test_support::expect_same_training;
+using test_support::expect_same_training_as_own_launcher;
 using test_support::ok_ddp_row;
-using test_support::own_launcher_row;
 using test_support::run_command;
 
 class Slurm : public ::testing::Test {
@@ -63,7 +62,7 @@ TEST_F(Slurm, SrunTasksAreTheRanksAndTrainLikeGpubenchsOwnLauncher) {
   EXPECT_EQ(run.output.find("\"schema_version\""), run.output.rfind("\"schema_version\"")) << "task 1 prints no report";
   const nlohmann::json row = ok_ddp_row(dir_ + "/srun.json");
   EXPECT_EQ(row["ddp"]["launcher"], "slurm");
-  expect_same_training(row, own_launcher_row(dir_));
+  expect_same_training_as_own_launcher(dir_ + "/srun.json", dir_);
 }
 
 TEST_F(Slurm, AnSbatchJobScriptRunsTheRanksWithSrun) {

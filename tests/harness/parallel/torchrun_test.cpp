@@ -13,10 +13,9 @@
 namespace gpubench {
 namespace {
 
-using test_support::expect_same_training;
+using test_support::expect_same_training_as_own_launcher;
 using test_support::find_row;
 using test_support::read_json;
-using test_support::own_launcher_row;
 using test_support::regular_files;
 using test_support::single_quoted;
 const std::string& kFlags = test_support::kDdpFlags;
@@ -34,7 +33,7 @@ TEST(Torchrun, LaunchesTheRanksRankZeroReportsAndTheNumbersMatchGpubenchsOwnLaun
   EXPECT_EQ(regular_files(dir), 1) << "rank 1 writes no report";
   const nlohmann::json row = test_support::ok_ddp_row(dir + "/torchrun.json");
   EXPECT_EQ(row["ddp"]["launcher"], "torchrun");
-  expect_same_training(row, own_launcher_row(dir));
+  expect_same_training_as_own_launcher(dir + "/torchrun.json", dir);
 }
 
 // Two "nodes": two torchrun agents, one process each, meeting at a c10d rendezvous on
@@ -53,7 +52,7 @@ TEST(Torchrun, TwoAgentsOfOneProcessEachRendezvousAndTrainLikeOneLauncher) {
   EXPECT_EQ(regular_files(dir), 3) << "the two agents' logs and one report";
   const nlohmann::json row = test_support::ok_ddp_row(dir + "/report.json");
   EXPECT_EQ(row["ddp"]["launcher"], "torchrun");
-  expect_same_training(row, own_launcher_row(dir));
+  expect_same_training_as_own_launcher(dir + "/report.json", dir);
 }
 
 // Two hosts with addresses of their own: one torchrun agent in each of two network
@@ -90,7 +89,7 @@ TEST(Torchrun, TwoHostsInNetworkNamespacesTrainLikeOneLauncher) {
   ASSERT_NE(run.output.find("agents=0,0"), std::string::npos) << run.output;
   const nlohmann::json row = test_support::ok_ddp_row(dir + "/report.json");
   EXPECT_EQ(row["ddp"]["launcher"], "torchrun");
-  expect_same_training(row, own_launcher_row(dir));
+  expect_same_training_as_own_launcher(dir + "/report.json", dir);
 }
 
 // A rank killed mid-run (SIGKILL: a lost node): torchrun fails within the bound, names the
