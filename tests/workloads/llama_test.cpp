@@ -5,6 +5,8 @@
 
 #include <cmath>
 
+#include <ATen/record_function.h>
+
 #include "support/tiny_llama.h"
 #include "workloads/decoder_lm.h"
 #include "workloads/family_weights.h"
@@ -42,6 +44,38 @@ TEST(Llama, Llama3RopeFrequenciesAreTransformersBands) {
   EXPECT_NEAR(frequencies[3].item<float>(), 0.000125f, 1e-8);
   RopeShape plain;
   EXPECT_NEAR(plain.inverse_frequencies(8)[1].item<float>(), 0.1f, 1e-7);
+}
+
+// Each aten::pow with a scalar base on this thread: RopeShape::inverse_frequencies's
+// theta ** exponents (RmsNorm's x.pow(2) is pow.Tensor_Scalar, not counted).
+int scalar_base_pows = 0;
+std::unique_ptr<at::ObserverContext> count_scalar_base_pow(const at::RecordFunction& fn) {
+  const auto op = fn.operator_name();
+  if (op && op->name == "aten::pow" && op->overload_name == "Scalar") ++scalar_base_pows;
+  return nullptr;
+}
+
+// RoPE's frequencies are made once, when the model is made on its device (issue 47,
+// finding 1): every forward built them on the host and copied them to the device, a host
+// sync each step that a CUDA Graph capture refuses. The values stay HF's bits.
+TEST(Llama, RotaryFrequenciesAreMadeOnceOnTheModelsDevice) {
+  LlamaShape s = tiny_llama();
+  s.rope = {"llama3", 10000.0, 8.0, 1.0, 4.0, 64};
+  ModelTechniques techniques;
+  techniques.device = torch::kCPU;
+  Model model = make_llama_model(s, techniques);
+  const auto tokens = torch::randint(0, s.vocab, {2, 5}, torch::kInt64);
+  scalar_base_pows = 0;
+  const auto handle = at::addThreadLocalCallback(at::RecordFunctionCallback(count_scalar_base_pow));
+  model.forward(tokens).sum().backward();
+  model.forward(tokens).sum().backward();
+  at::removeCallback(handle);
+  EXPECT_EQ(scalar_base_pows, 0) << "frequencies computed again inside a forward";
+  auto* llama = model.module->as<LlamaImpl>();
+  ASSERT_NE(llama, nullptr);
+  const torch::Tensor& kept = llama->rotary_inverse_frequencies(torch::kCPU);
+  EXPECT_TRUE(torch::equal(kept, s.rope.inverse_frequencies(s.head_dim)));
+  EXPECT_EQ(llama->rotary_inverse_frequencies(torch::kCPU).data_ptr(), kept.data_ptr()) << "kept, not made again";
 }
 
 // The names and shapes a checkpoint is held against are the module's own (Conv1D weights
@@ -122,13 +156,16 @@ TEST(LlamaWorkload, FlopsAreNanoGptsConvention) {
   EXPECT_NE(workload->flops_convention().find("6 N + 12 L H Q T"), std::string::npos);
 }
 
-// The GPU default (micro-batch 4 x 2048, amp-bf16) fits an 80 GB GPU with room to spare.
+// The GPU default (micro-batch 4 x 2048, amp-bf16) fits an 80 GB GPU with room to spare:
+// ~54 GB by what each layer keeps (issue 47, finding 10: 34 x hidden a token and layer had
+// said ~40 GB, half of its activations).
 TEST(LlamaWorkload, ItsGpuDefaultFitsAnEightyGigabyteGpu) {
   const auto workload = make_llama_workload(std::nullopt);
   Config config = Config::parse("llama/cuda/amp-bf16");
   const auto estimate = workload->memory_estimate(config, workload->default_batch_size(DeviceKind::Cuda));
   ASSERT_TRUE(estimate);
-  EXPECT_LT(estimate->device_total(), 0.6 * 80e9);
+  EXPECT_GT(estimate->device_total(), 50e9);
+  EXPECT_LT(estimate->device_total(), 0.7 * 80e9);
   EXPECT_NEAR(estimate->states, 16.0 * 1235814400, 1);
   config.checkpoint = true;
   EXPECT_LT(workload->memory_estimate(config, 4)->activations, estimate->activations / 4) << "ckpt keeps a layer's worth";
