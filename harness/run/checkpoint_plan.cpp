@@ -16,6 +16,11 @@ std::string checkpoint_skip_reason(const Config& config, const RunSettings& sett
   if (const auto done = checked.find(config.workload); policy == CheckpointPolicy::Once && done != checked.end())
     return "once per workload (--checkpoint-check " + to_string(settings.checkpoint_policy) + "): made in " + done->second;
   // Left out here, a later config of the workload that fits may still make it (once).
+  if (config.device == DeviceKind::Cuda) {
+    const double device_bytes =
+        machine.cuda.devices.empty() ? 0 : static_cast<double>(machine.cuda.devices.front().memory_bytes);
+    return device_round_trip_refusal(config, settings, device_bytes).value_or("");
+  }
   const HostMemoryFit fit = host_memory_fit(config, settings, machine.host_available_bytes, machine.host_available_source);
   return fit.round_trip_refusal.value_or("");
 }

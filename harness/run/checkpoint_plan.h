@@ -17,7 +17,9 @@ namespace gpubench {
 //  - once (or auto, on a model of kCheckpointEveryBelowParameters or more), when `checked`
 //    (workload -> the config whose row made it) already holds this config's workload;
 //  - a CPU config whose round trip's second model and optimizer would not fit beside its
-//    training in the host memory left (run/memory_check.h): the config still measures.
+//    training in the host memory left, or a CUDA config whose round trip would not fit on
+//    the GPU beside what its training holds there (run/memory_check.h; a CUDA Graph's pool
+//    stays reserved): the config still measures.
 std::string checkpoint_skip_reason(const Config& config, const RunSettings& settings, const MachineCapabilities& machine,
                                    const std::map<std::string, std::string>& checked);
 

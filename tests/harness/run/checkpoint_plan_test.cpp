@@ -84,5 +84,31 @@ TEST(CheckpointPlan, DdpRanksEachTrainOnlyRankZeroMakesTheSecondCopy) {
   EXPECT_NE(refused->find("for each of 2 ranks"), std::string::npos) << *refused;
 }
 
+MachineCapabilities with_gpu(double bytes) {
+  MachineCapabilities machine;
+  machine.cuda.available = true;
+  machine.cuda.device_count = 1;
+  machine.cuda.devices.push_back({"an 80 GB GPU", static_cast<std::uint64_t>(bytes), 9, 0});
+  return machine;
+}
+
+// On a GPU the round trip is made on the device (issue 47, finding 3): llama's second model
+// and optimizer (~20 GB) and its two fp32 outputs beside a live CUDA Graph pool do not fit
+// an 80 GB GPU, and nothing left it out for size. Its eager row holds only its states by
+// then (the activations are cached blocks the round trip reuses), and fits.
+TEST(CheckpointPlan, OnAGpuTheRoundTripIsDecidedByTheEstimateBesideAGraphsPool) {
+  const RunSettings settings;
+  const MachineCapabilities h100 = with_gpu(80e9);
+  const std::string graph = checkpoint_skip_reason(Config::parse("llama/cuda/amp-bf16/pinned/graph"), settings, h100, {});
+  EXPECT_EQ(graph.rfind("the round trip's second model, optimizer and outputs on the GPU (~", 0), 0u) << graph;
+  EXPECT_NE(graph.find("the CUDA Graph's pool"), std::string::npos) << graph;
+  EXPECT_NE(graph.find("90% of its 74.5 GiB"), std::string::npos) << graph;
+  EXPECT_EQ(checkpoint_skip_reason(Config::parse("llama/cuda/amp-bf16/pinned"), settings, h100, {}), "");
+  EXPECT_EQ(checkpoint_skip_reason(Config::parse("gpt2/cuda/amp-bf16/pinned/graph"), settings, h100, {}), "");
+  // A GPU too small for the eager row's round trip, and an unknown GPU size (no device seen).
+  EXPECT_NE(checkpoint_skip_reason(Config::parse("llama/cuda/amp-bf16/pinned"), settings, with_gpu(40e9), {}), "");
+  EXPECT_EQ(checkpoint_skip_reason(Config::parse("llama/cuda/amp-bf16/pinned/graph"), settings, MachineCapabilities{}, {}), "");
+}
+
 }  // namespace
 }  // namespace gpubench
