@@ -337,6 +337,11 @@ CliOptions parse_command_line(int argc, const char* const* argv) {
       throw UsageError("--child-config and --child-result go together (internal flags)");
     options.command = CliOptions::Command::Child;
   } else if (rules) {
+    // The table is printed whole: a --matrix (nonsense or not) would be silently ignored.
+    for (const char* flag : {"--matrix", "--list", "--workload"})
+      if (app.count(flag) > 0)
+        throw UsageError(std::string("--rules prints the whole table of techniques that do not combine: ") + flag +
+                         " has no meaning with it (expected --rules alone; --list --matrix SPEC says what SPEC expands to)");
     options.command = CliOptions::Command::Rules;
   } else if (list) {
     options.command = CliOptions::Command::List;

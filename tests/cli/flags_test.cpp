@@ -78,6 +78,24 @@ TEST(Flags, ListHelpVersionCompare) {
   EXPECT_EQ(parse({"compare", "a", "b", "--alpha", "often"}).compare_alpha, "often");
 }
 
+// --rules prints the whole table: a --matrix beside it (nonsense or not) was ignored, exit 0.
+TEST(Flags, RulesTakeNoMatrix) {
+  EXPECT_EQ(parse({"--rules"}).command, CliOptions::Command::Rules);
+  for (const std::vector<std::string>& args : {std::vector<std::string>{"--rules", "--matrix", "nonsense"},
+                                               {"--rules", "--matrix", "all"}, {"--rules", "--list"},
+                                               {"--rules", "--workload", "mlp"}}) {
+    try {
+      parse(args);
+      ADD_FAILURE() << args[1] << " accepted";
+    } catch (const UsageError& error) {
+      EXPECT_NE(std::string(error.what()).find("--rules prints the whole table of techniques that do not combine: " + args[1] +
+                                               " has no meaning with it"),
+                std::string::npos)
+          << error.what();
+    }
+  }
+}
+
 TEST(Flags, BadNumbersNameTheFlagTheValueAndTheRange) {
   try {
     parse({"--steps", "0"});

@@ -1,5 +1,7 @@
 #include <gtest/gtest.h>
 
+#include <nlohmann/json.hpp>
+
 #include "support/run_command.h"
 
 namespace gpubench {
@@ -42,6 +44,30 @@ TEST(List, RefusesANamedCpuConfigOfMoreRanksThanCores) {
     EXPECT_NE(result.output.find("--matrix " + id + ": "), std::string::npos) << result.output;
     EXPECT_NE(result.output.find("CPU processes, one core each, and this machine has"), std::string::npos) << result.output;
   }
+}
+
+// --list --format json: the plan the table prints, as an array of one object per config
+// (it printed the table).
+TEST(List, FormatJsonIsTheSamePlanAsAnArrayOfObjects) {
+  const auto result = test_support::run_command("CUDA_VISIBLE_DEVICES= " + std::string(GPUBENCH_EXE) +
+                                                " --list --format json --matrix mlp/cpu/fp32,mlp/cuda/fp32/pinned,gpt2/cpu/fp32"
+                                                " 2>/dev/null");
+  ASSERT_EQ(result.exit_code, 0) << result.output;
+  ASSERT_TRUE(nlohmann::json::accept(result.output)) << result.output;
+  const auto list = nlohmann::json::parse(result.output);
+  ASSERT_TRUE(list.is_array());
+  ASSERT_EQ(list.size(), 3u) << list.dump(1);
+  EXPECT_EQ(list[0]["id"], "mlp/cpu/fp32");
+  EXPECT_EQ(list[0]["runs_here"], true);
+  EXPECT_EQ(list[0]["reason"], "");
+  EXPECT_TRUE(list[0]["estimate_bytes"].is_null()) << "mlp has no memory estimate";
+  EXPECT_EQ(list[1]["id"], "mlp/cuda/fp32/pinned");
+  EXPECT_EQ(list[1]["runs_here"], false);
+  EXPECT_EQ(list[1]["reason"].get<std::string>().rfind("no CUDA device: ", 0), 0u) << list[1];
+  EXPECT_GT(list[2]["estimate_bytes"].get<double>(), 1e8) << "gpt2's estimate: " << list[2];
+  const auto markdown = test_support::run_command(std::string(GPUBENCH_EXE) + " --list --format markdown");
+  EXPECT_EQ(markdown.exit_code, 2) << markdown.output;
+  EXPECT_NE(markdown.output.find("--list prints a table (the default) or json"), std::string::npos) << markdown.output;
 }
 
 // The --list line of `id` with its padding squeezed out: "id runs here: ..." or "id skip: ...".
