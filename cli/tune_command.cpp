@@ -46,11 +46,15 @@ std::vector<std::string> candidate_parts(DeviceKind device, const MachineCapabil
     // Without bf16 units LibTorch's CPU bf16 matmuls take a slow path: not a candidate.
     if (machine.cpu_bf16_units) parts.push_back("bf16");
     parts.insert(parts.end(), {"adam-foreach", "adam-fused", "channels-last"});
-    if (machine.cpu_cores >= 2) parts.push_back("ddp-2");
+    // The ranks to shard over: DDP, and the sharded modes that keep less a rank (zero2
+    // moves what zero1 does and holds less; fsdp holds the least), which fit where DDP
+    // or one process does not.
+    if (machine.cpu_cores >= 2) parts.insert(parts.end(), {"ddp-2", "zero2-2", "fsdp-2"});
     return parts;
   }
   parts = {"amp-bf16", "amp-fp16", "tf32", "fp8", "adam-foreach", "adam-fused", "channels-last", "graph"};
-  if (machine.cuda.device_count > 1) parts.push_back("ddp-" + std::to_string(machine.cuda.device_count));
+  if (machine.cuda.device_count > 1)
+    for (const char* mode : {"ddp-", "zero2-", "fsdp-"}) parts.push_back(mode + std::to_string(machine.cuda.device_count));
   return parts;
 }
 

@@ -103,12 +103,40 @@ class Search {
     return rate(row) > 0 && (options_.memory_budget_bytes <= 0 || tune_row_memory(row) <= options_.memory_budget_bytes);
   }
 
+  // A part that lowers what a rank holds (a sharded mode, ckpt): the way into the budget
+  // for a plain config over it.
+  static bool saves_memory(const std::string& part) {
+    return part == "ckpt" || part.rfind("zero1-", 0) == 0 || part.rfind("zero2-", 0) == 0 || part.rfind("fsdp-", 0) == 0;
+  }
+
+  // The plain config is over the budget: each memory-saving part on it, the fastest that
+  // fits kept (nothing else can make it fit: a faster stack needs as much or more).
+  std::size_t into_budget(std::size_t plain) {
+    std::optional<std::size_t> best;
+    for (const auto& part : options_.parts) {
+      if (!saves_memory(part)) continue;
+      const Config next = with_part(result_.steps[plain].config, part);
+      if (!is_legal(next) || workload_rule_broken(next, options_.traits)) continue;
+      const std::size_t index = measure("greedy", 1, next, options_.default_batch, TuneWindow::Short);
+      if (usable(index) && (!best || rate(result_.steps[index].row) > rate(result_.steps[*best].row))) best = index;
+    }
+    if (!best) return plain;
+    result_.steps[*best].outcome = "kept: fits where the plain config does not";
+    return *best;
+  }
+
   // Adds, round by round, the part whose stack is fastest, while it is clearly faster.
   std::size_t greedy() {
     const Config plain = plain_config(options_.workload, options_.device);
     std::size_t current = measure("greedy", 0, plain, options_.default_batch, TuneWindow::Short);
     result_.steps[current].outcome = usable(current) ? "plain" : result_.steps[current].outcome;
-    for (int round = 1; usable(current); ++round) {
+    int first_round = 1;
+    if (!usable(current) && rate(result_.steps[current].row) > 0) {
+      const std::size_t fitted = into_budget(current);
+      first_round = fitted == current ? 1 : 2;  // round 1 found the way into the budget
+      current = fitted;
+    }
+    for (int round = first_round; usable(current); ++round) {
       std::optional<std::size_t> best;
       for (const auto& part : options_.parts) {
         const Config stack = result_.steps[current].config;  // a copy: measuring grows steps

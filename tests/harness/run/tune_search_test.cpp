@@ -150,5 +150,51 @@ TEST(TuneSearch, AStopRequestEndsTheSearchAfterTheCandidateItStopped) {
       << result.summary;
 }
 
+// The ranks' memory: DDP holds a little more than one process (its buckets), the sharded
+// modes less; each mode's speed a factor as the parts'.
+struct ShardingMachine {
+  std::map<std::string, double> speedups = {{"ddp-2", 1.7}, {"zero2-2", 1.6}, {"fsdp-2", 1.5}};
+  std::map<std::string, double> memory = {{"ddp-2", 1.25}, {"zero2-2", 0.7}, {"fsdp-2", 0.5}};
+  nlohmann::json measure(const Config& config, std::int64_t batch, TuneWindow) {
+    double rate = 1000, held = 100.0 * static_cast<double>(batch);
+    for (const auto& part : stack_parts(config)) {
+      rate *= speedups.count(part) ? speedups[part] : 1.0;
+      held *= memory.count(part) ? memory[part] : 1.0;
+    }
+    return ok_row(config, rate, held);
+  }
+};
+
+TuneOptions sharding_options(double budget) {
+  TuneOptions o = options();
+  o.parts = {"ddp-2", "zero2-2", "fsdp-2"};
+  o.traits.units = true;  // the mlp's layers: fsdp applies
+  o.max_batch = 256;  // no doubling: the stack is what is tested
+  o.memory_budget_bytes = budget;
+  return o;
+}
+
+TEST(TuneSearch, TakesAShardedModeWhenDdpIsOverTheBudget) {
+  ShardingMachine machine;
+  // One process needs 25600 at batch 256, DDP 32000 a rank, zero2 17920, fsdp 12800.
+  const TuneResult result = tune_search(sharding_options(30000), [&](const Config& c, std::int64_t b, TuneWindow w) {
+    return machine.measure(c, b, w);
+  });
+  ASSERT_TRUE(result.winner);
+  EXPECT_EQ(result.steps[*result.winner].config.id(), "mlp/cpu/fp32/zero2-2") << result.summary;
+}
+
+TEST(TuneSearch, AModelOverTheBudgetInOneProcessFitsShardedAndIsSearchedFromThere) {
+  ShardingMachine machine;
+  const TuneResult result = tune_search(sharding_options(15000), [&](const Config& c, std::int64_t b, TuneWindow w) {
+    return machine.measure(c, b, w);
+  });
+  ASSERT_TRUE(result.winner) << result.summary;
+  EXPECT_EQ(result.steps[*result.winner].config.id(), "mlp/cpu/fp32/fsdp-2") << "only fsdp's 12800 fits 15000";
+  bool fitted = false;
+  for (const auto& step : result.steps) fitted = fitted || step.outcome == "kept: fits where the plain config does not";
+  EXPECT_TRUE(fitted);
+}
+
 }  // namespace
 }  // namespace gpubench
