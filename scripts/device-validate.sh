@@ -13,19 +13,25 @@
 # checks with ldd that every library resolves) and builds only when one does not, saying so.
 # 15 minutes of device time hold the machine's start (1-2) and this one call: stages by
 # value, each capped, the caps summing to BUDGET_S (570) s, the plan printed before they
-# start: facts, ceilings, one config per technique on resnet50 and gpt2, stacks (issue 37's
-# ablation group, CUDA configs), plain PyTorch on the same GPU (scripts/reference_loop.py:
-# eager fp32/amp-bf16/amp-fp16, then gpt2 amp-bf16 under torch.compile with fused Adam), the
-# rest of the GPU matrix, the GPU tests, the harness overhead, HTA traces. Time a stage leaves
-# unused goes to the next. Reports are rewritten after every config, so a stage cut short
-# keeps what it measured. What comes back (8 files, the most a call returns):
+# start: facts (the C library and how the pack resolved first), ceilings, one config per
+# technique on resnet50 and gpt2, stacks (issue 37's ablation group on resnet50 and gpt2:
+# the recipes, then their ablations), the built-in llama in a cap of its own, plain PyTorch
+# on the same GPU (scripts/reference_loop.py: eager fp32/amp-bf16/amp-fp16, then gpt2
+# amp-bf16 under torch.compile with fused Adam), the rest of the GPU matrix, the GPU tests
+# (the short path tests first, then a sample of the technique pairs in a cap of their own),
+# the harness overhead (CUPTI's cost on the recipes' rows), HTA traces. The rows compared
+# with plain PyTorch or with each other run without CUPTI, as the Python rows do; CUPTI's
+# cost and its attribution are measured in the overhead stage. Time a stage leaves unused
+# goes to the next. Reports are rewritten after every config, so a stage cut short keeps
+# what it measured. What comes back (8 files, the most a call returns):
 #   $OUT/log (everything printed: facts, the plan, markdown reports, test output),
 #   $OUT/stages.tsv, $OUT/ceilings-gpu.json, $OUT/report-techniques.json,
 #   $OUT/report-stacks.json, $OUT/python-reference.jsonl (one JSON line per Python row),
 #   $OUT/report-gpu.json, $OUT/extras.tar.gz (remade after each stage that adds to it:
-#   ceilings-gpu.json.benchmark.json, Google Benchmark's raw output; report-overhead.json,
-#   the default mode's cost; report-overhead-sync.json, --sync-phases' cost; per-rank
-#   traces for Holistic Trace Analysis, run here afterwards, and their report-hta.json).
+#   ceilings-gpu.json.benchmark.json, Google Benchmark's raw output; report-llama.json;
+#   report-scripted.json; report-overhead.json, the default mode's cost with CUPTI on the
+#   recipes' rows; report-overhead-sync.json, --sync-phases' cost; per-rank traces for
+#   Holistic Trace Analysis, run here afterwards, and their report-hta.json).
 # Afterwards, here: scripts/gpu_vs_python.py DIR prints gpubench's rows over the Python ones.
 # Environment: PYTHON (python3: the interpreter whose torch the binaries load and the Python
 #   stage runs), PACK_DIR (.device-pack), BUILD_DIR (build-gpu, when building), BUDGET_S (570).
@@ -77,9 +83,9 @@ pack_extras() { tar -czf "$OUT/extras.tar.gz" -C "$extras" . 2>/dev/null; }
 say() { echo "== [$(($(date +%s) - start)) s] $*" | tee -a "$log"; }
 
 # The plan's stages in value order and each one's cap in seconds; the caps sum to the budget.
-order=(facts ceilings techniques stacks python scripted gpu-rest gpu-tests overhead overhead-sync hta)
-declare -A cap=([facts]=20 [ceilings]=40 [techniques]=165 [stacks]=70 [python]=135 [scripted]=20 [gpu-rest]=20 [gpu-tests]=55
-  [overhead]=20 [overhead-sync]=14 [hta]=11)
+order=(facts ceilings techniques stacks llama python scripted gpu-rest gpu-paths gpu-pairs overhead overhead-sync hta)
+declare -A cap=([facts]=15 [ceilings]=35 [techniques]=150 [stacks]=70 [llama]=45 [python]=115 [scripted]=15 [gpu-rest]=15
+  [gpu-paths]=30 [gpu-pairs]=35 [overhead]=30 [overhead-sync]=8 [hta]=7)
 
 # reserved_after NAME: the caps of the planned stages after NAME; -1 for a stage outside the
 # plan (build), which gets its cap alone.
@@ -123,6 +129,9 @@ stage() {
 
 # shellcheck disable=SC2317  # called through bash -c (export -f)
 facts() {
+  # First what decides whether the pack could be used (its binaries need the glibc and
+  # libstdc++ symbol versions MANIFEST names): an older host builds instead, for minutes.
+  cat "$PACK_RESOLUTION"
   nvidia-smi --query-gpu=name,driver_version,memory.total,compute_cap --format=csv
   nvcc --version 2>/dev/null | tail -n2 || /usr/local/cuda/bin/nvcc --version | tail -n2
   cmake --version | head -n1
@@ -162,14 +171,25 @@ say "device-validate: budget $budget s, output in $OUT"
 # the plan needs them to list configs, so it comes after them, and the facts after the plan.
 source scripts/device/libraries.sh
 why=$(mktemp)
+# How the pack resolved, for the facts stage to print first (and here, before any build).
+export PACK_RESOLUTION
+PACK_RESOLUTION=$(mktemp)
+{
+  echo "C library here: $(ldd --version 2>&1 | head -n1)"
+  if [[ -f $pack/MANIFEST ]]; then
+    grep '^needs ' "$pack/MANIFEST" | sed 's/^/pack /' || echo "pack MANIFEST names no needs (packed before they were recorded)"
+  fi
+} >"$PACK_RESOLUTION"
 if [[ -x $pack/bin/gpubench ]] && use_pack "$pack" "$python" 2>"$why"; then
   bin=$pack/bin
+  echo "pack resolution: $pack used ($(head -n1 "$pack/MANIFEST"), every library resolves)" >>"$PACK_RESOLUTION"
   say "binaries: $pack ($(head -n1 "$pack/MANIFEST"), every library resolves)"
   tests=()
   for t in "${gpu_test_binaries[@]}"; do tests+=("$bin/${t##*/}"); done
 else
   [[ -x $pack/bin/gpubench ]] || echo "no $pack/bin/gpubench (scripts/device-validate.sh pack makes it)" >>"$why"
-  tee -a "$log" <"$why"
+  { echo "pack resolution: $pack NOT used, building instead (up to 300 s of the budget):"; sed 's/^/  /' "$why"; } >>"$PACK_RESOLUTION"
+  tee -a "$log" <"$PACK_RESOLUTION"
   build_dir=${BUILD_DIR:-build-gpu}
   say "binaries: no usable pack at $pack (above: why): building with scripts/build.sh"
   stage build 300 env PYTHON="$python" BUILD_DIR="$build_dir" scripts/build.sh
@@ -208,12 +228,14 @@ mapfile -t gpu_all < <("$gpubench" --list --matrix gpu 2>/dev/null | awk '{print
 rest=()
 for id in "${gpu_all[@]}"; do [[ $id == resnet50/* || $id == gpt2/* ]] && rest+=("$id"); done
 for id in "${gpu_all[@]}"; do [[ $id == resnet50/* || $id == gpt2/* ]] || rest+=("$id"); done
-# The built-in llama (Llama-3.2-1B's shape, issue 38) joins the stacks after the two
-# deepest (the DDP recipes): its recipe, its FP8 recipe and its bf16 ckpt row.
+# The built-in llama (Llama-3.2-1B's shape, issue 38) after the recipes and their ablations,
+# in a cap of its own, so rows that fail there cost only its cap: its recipe, its FP8 recipe
+# and its bf16 ckpt row, without the checkpoint round trip (15 GB saved and reloaded
+# outlast a config's timeout; issue 47, finding 3).
 llama_ids=(llama/cuda/amp-bf16/pinned/graph llama/cuda/fp8/pinned/graph llama/cuda/amp-bf16/pinned/ckpt)
-((${#stacks_ids[@]})) && stacks_ids=("${stacks_ids[@]:0:2}" "${llama_ids[@]}" "${stacks_ids[@]:2}")
+llama_s=15
 rest_ids=()
-for id in "${rest[@]}"; do [[ " ${techniques[*]} ${stacks_ids[*]} " == *" $id "* ]] || rest_ids+=("$id"); done
+for id in "${rest[@]}"; do [[ " ${techniques[*]} ${stacks_ids[*]} ${llama_ids[*]} " == *" $id "* ]] || rest_ids+=("$id"); done
 # Plain PyTorch on this GPU, each row at gpubench's CUDA batch (resnet50 256, gpt2 16 x 1024
 # tokens), timed as gpubench's CUDA rows (the loop's period): "ARGS|CAP_S", 0 = the rest of
 # the stage. Eager rows a process per workload (torch imported once); then what a Python
@@ -223,6 +245,26 @@ python_rows=("resnet50 --precision amp-bf16,fp32,amp-fp16 --warmup 3 --steps 15|
   "gpt2 --precision amp-bf16 --compile --adam fused --warmup 3 --steps 20|0")
 join() { local IFS=,; echo "$*"; }
 technique_s=16 stacks_s=14 rest_s=12
+# The GPU tests, the short ones first, each test's result printed as it ends (gtest's own
+# printer: --gtest_brief printed nothing of a binary that timeout killed): the paths binary
+# (no training), the training binary's short suites, its config runs; then, in a cap of its
+# own, the technique pairs (76 CUDA configs and their baselines, minutes in all) sampled.
+pairs_test=GpuStacks.EveryLegalCudaPairTrainsAsThePlainConfig
+pairs_every=4
+short_suites='GpuGraphCapture.*:GpuGradScaler.*:GpuBatchSource.*:GpuMemoryStats.*:GpuStepTiming.*:GpuFp8.Linear*'
+paths_test=test_gpu_paths training_test=test_gpu_training
+for t in "${tests[@]}"; do
+  [[ $t == */test_gpu_paths ]] && paths_test=$t
+  [[ $t == */test_gpu_training ]] && training_test=$t
+done
+gpu_path_runs() {  # one command line a line
+  echo "$paths_test --gtest_color=no"
+  echo "$training_test --gtest_color=no --gtest_filter=$short_suites"
+  echo "$training_test --gtest_color=no --gtest_filter=-$short_suites:$pairs_test"
+}
+gpu_pair_run() { echo "GPUBENCH_PAIRS_EVERY=$pairs_every $training_test --gtest_color=no --gtest_filter=$pairs_test"; }
+# CUPTI's cost where it matters: the recipes' rows, a CUDA Graph's capture with CUPTI attached.
+overhead_ids=(gpt2/cuda/amp-bf16/pinned/graph resnet50/cuda/amp-bf16/pinned)
 if ((stacks_rc != 0)); then
   stacks_plan="not in this gpubench: --list --matrix ablation answered exit $stacks_rc ($(tail -n1 <<<"$stacks_listing")); recorded as failed, the run goes on"
 else
@@ -233,12 +275,14 @@ plan=$(printf '%s\t%s\t%s\n' \
   ceilings "${cap[ceilings]}" "copy, matmul, train_step benchmarks" \
   techniques "${cap[techniques]}" "${#techniques[@]} configs, at most ${technique_s} s each: ${techniques[*]}" \
   stacks "${cap[stacks]}" "$stacks_plan" \
+  llama "${cap[llama]}" "${#llama_ids[@]} configs, at most ${llama_s} s each, --checkpoint-check off: ${llama_ids[*]}" \
   python "${cap[python]}" "scripts/reference_loop.py --device cuda, rows (ARGS|cap s, 0 = the rest): $(printf '[%s] ' "${python_rows[@]}")" \
   scripted "${cap[scripted]}" "a TorchScript resnet18 exported here (torch.jit.script): r18/cuda/amp-bf16/pinned and its graph row" \
   gpu-rest "${cap[gpu-rest]}" "${#rest_ids[@]} configs in this order, ${rest_s} s each, as many as fit: ${rest_ids[*]}" \
-  gpu-tests "${cap[gpu-tests]}" "${tests[*]##*/}" \
-  overhead "${cap[overhead]}" "mlp, cnn: bare vs timers+events+NVTX vs CUPTI steps (the default mode)" \
-  overhead-sync "${cap[overhead-sync]}" "mlp, cnn: the same with --sync-phases (the strict mode's cost)" \
+  gpu-paths "${cap[gpu-paths]}" "$(gpu_path_runs | paste -sd ';' -) (each test's result printed as it ends)" \
+  gpu-pairs "${cap[gpu-pairs]}" "$(gpu_pair_run) (every ${pairs_every}th legal CUDA technique pair)" \
+  overhead "${cap[overhead]}" "${overhead_ids[*]}: bare vs timers+events+NVTX vs CUPTI steps (the default mode; CUPTI attached through a graph's capture); CUPTI's cost against its 3% and the kernels CUPTI placed by start time, printed" \
+  overhead-sync "${cap[overhead-sync]}" "mlp, cnn: bare vs timers vs CUPTI steps with --sync-phases (the strict mode's cost)" \
   hta "${cap[hta]}" "mlp, cnn traces")
 say "plan (stage, seconds, what; time a stage leaves unused goes to the next):"
 echo "$plan" | tee -a "$log"
@@ -260,15 +304,21 @@ matrix() {
   stage "$name" "$stage_cap" "$gpubench" --matrix "$configs" --config-timeout "$config_s" \
     "${ceilings_flag[@]}" --out "$json" --format markdown "$@"
 }
-matrix techniques "${cap[techniques]}" "$technique_s" "$OUT/report-techniques.json" "$(join "${techniques[@]}")" --preset quick
+# The rows compared with plain PyTorch and with each other run without CUPTI, as the Python
+# rows do (issue 47, finding 8); the overhead stage measures what CUPTI adds.
+matrix techniques "${cap[techniques]}" "$technique_s" "$OUT/report-techniques.json" "$(join "${techniques[@]}")" --preset quick --no-cupti
 if ((stacks_rc != 0)); then  # asked again inside the stage: its answer and exit code are the stage's
   stage stacks "${cap[stacks]}" "$gpubench" --list --matrix ablation --workload resnet50,gpt2
 elif ((${#stacks_ids[@]} == 0)); then
   stage stacks "${cap[stacks]}" bash -c 'echo "stacks: --matrix ablation lists no CUDA config for resnet50, gpt2" >&2; exit 1'
 else
   matrix stacks "${cap[stacks]}" "$stacks_s" "$OUT/report-stacks.json" "$(join "${stacks_ids[@]}")" \
-    --workload resnet50,gpt2,llama --preset quick
+    --workload resnet50,gpt2 --preset quick --no-cupti
 fi
+matrix llama "${cap[llama]}" "$llama_s" "$extras/report-llama.json" "$(join "${llama_ids[@]}")" --workload llama \
+  --preset quick --no-cupti --checkpoint-check off
+"$python" scripts/device/print_checks.py "$extras/report-llama.json" 2>&1 | tee -a "$log"
+pack_extras
 
 # python_reference PYTHON JSONL "ARGS|CAP_S"...: each row of reference_loop.py on cuda under
 # its own cap (0: the rest of the stage), its JSON lines into JSONL and the log. Without a
@@ -307,20 +357,31 @@ scripted_model() {
   PYTHONWARNINGS=ignore "$python" -c 'import sys, torch, torchvision
 torch.manual_seed(0); torch.jit.script(torchvision.models.resnet18()).save(sys.argv[1])' "$archive" || return 1
   "$gpubench" --model r18="$archive" --input r18=3x224x224 --classes r18=1000 --matrix r18/cuda/amp-bf16/pinned,r18/cuda/amp-bf16/pinned/graph \
-    --preset quick --config-timeout 12 --out "$json" --format markdown
+    --preset quick --config-timeout 12 --out "$json" --format markdown --no-cupti
 }
 export -f scripted_model
 stage scripted "${cap[scripted]}" bash -c 'scripted_model "$@"' _ "$python" "$gpubench" "$extras/report-scripted.json"
 pack_extras
-((${#rest_ids[@]})) && matrix gpu-rest "${cap[gpu-rest]}" "$rest_s" "$OUT/report-gpu.json" "$(join "${rest_ids[@]}")" --preset quick
+((${#rest_ids[@]})) && matrix gpu-rest "${cap[gpu-rest]}" "$rest_s" "$OUT/report-gpu.json" "$(join "${rest_ids[@]}")" --preset quick --no-cupti
+# gpu_tests LINE...: each command line in turn (an optional VAR=value, a binary, its flags),
+# whatever the one before returned; exit 1 when one failed.
+# shellcheck disable=SC2317  # called through bash -c (export -f)
 gpu_tests() {
-  local t rc=0
-  for t in "$@"; do "$t" --gtest_brief=1 || rc=1; done
-  return $rc
+  local line rc=0
+  set -f  # the filters' * are gtest's, not the shell's
+  for line in "$@"; do
+    echo "gpu tests: $line"
+    # shellcheck disable=SC2086  # LINE is words
+    env $line || rc=1
+  done
+  return "$rc"
 }
 export -f gpu_tests
-stage gpu-tests "${cap[gpu-tests]}" bash -c 'gpu_tests "$@"' _ "${tests[@]}"
-matrix overhead "${cap[overhead]}" 12 "$extras/report-overhead.json" mlp/cuda/fp32/pinned,cnn/cuda/fp32/pinned --overhead --steps 60
+mapfile -t path_runs < <(gpu_path_runs)
+stage gpu-paths "${cap[gpu-paths]}" bash -c 'gpu_tests "$@"' _ "${path_runs[@]}"
+stage gpu-pairs "${cap[gpu-pairs]}" bash -c 'gpu_tests "$@"' _ "$(gpu_pair_run)"
+matrix overhead "${cap[overhead]}" 15 "$extras/report-overhead.json" "$(join "${overhead_ids[@]}")" --overhead --steps 45
+"$python" scripts/device/print_checks.py "$extras/report-overhead.json" 2>&1 | tee -a "$log"
 pack_extras
 matrix overhead-sync "${cap[overhead-sync]}" 10 "$extras/report-overhead-sync.json" mlp/cuda/fp32/pinned,cnn/cuda/fp32/pinned --overhead --steps 40 --sync-phases
 pack_extras

@@ -9,7 +9,9 @@
 #                          outside torch, its nvidia-* wheels and glibc)
 #   PACK_DIR/lib-fallback/ this machine's libstdc++ and libgcc_s, used there only when the
 #                          system's are older than the binaries need (libraries.sh)
-#   PACK_DIR/MANIFEST      commit, torch, each file's size
+#   PACK_DIR/MANIFEST      commit, torch, the newest glibc and libstdc++ symbol versions the
+#                          packed files need (an older GPU host builds instead: its run's facts
+#                          stage says so first), each file's size
 #
 # No torch library is packed and the binaries carry no RUNPATH: they load the torch that
 # LD_LIBRARY_PATH names (scripts/device/libraries.sh: python3's on the GPU machine).
@@ -61,9 +63,15 @@ for b in "${binaries[@]}"; do
     esac
   done < <(ldd "$build_dir/$b" | grep '=>')
 done
+# newest_version PREFIX: the newest symbol version of PREFIX (GLIBC_, GLIBCXX_) a packed
+# binary or library needs from the system; the lib-fallback libraries bring their own.
+newest_version() {
+  find "$staging/bin" "$staging/lib" -type f -exec objdump -T {} + 2>/dev/null | grep -o "$1[0-9.]*[0-9]" | sort -uV | tail -n1
+}
 {
   echo "commit $(git describe --always --dirty 2>/dev/null || echo unknown)"
   echo "torch $torch_version (built against; the GPU machine's must be the same build)"
+  echo "needs glibc $(newest_version GLIBC_ | sed 's/GLIBC_//') (ldd --version there), $(newest_version GLIBCXX_) (else lib-fallback's libstdc++)"
   echo "packed $(date -u +%Y-%m-%dT%H:%M:%SZ)"
   (cd "$staging" && find bin lib lib-fallback -type f -printf '%s\t%p\n' | sort -k2)
 } >"$staging/MANIFEST"

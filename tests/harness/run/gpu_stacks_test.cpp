@@ -3,8 +3,10 @@
 // legal pair of CUDA techniques against the plain config.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
+#include <iostream>
 #include <map>
 
 #include "core/config/errors.h"
@@ -110,11 +112,16 @@ TEST(GpuStacks, Resnet50RecipeTrainsAndRunsFasterThanFp32) {
 }
 
 // Every legal pair of CUDA techniques runs and trains as the plain config: same-math pairs
-// within 2% of the late loss, a lower precision within AMP's 10%.
+// within 2% of the late loss, a lower precision within AMP's 10%. The whole set takes
+// minutes on a GPU: GPUBENCH_PAIRS_EVERY=K trains every Kth legal pair (the device run's
+// sample, issue 47 finding 5); each pair's result is printed as it ends, so a run cut
+// short by its time limit still says which ran.
 TEST(GpuStacks, EveryLegalCudaPairTrainsAsThePlainConfig) {
   REQUIRE_CUDA();
+  const char* every_text = std::getenv("GPUBENCH_PAIRS_EVERY");
+  const int every = every_text != nullptr ? std::max(1, std::atoi(every_text)) : 1;
   std::map<std::pair<std::string, int>, nlohmann::json> plain;  // by id and global batch
-  int ran = 0;
+  int legal = 0, ran = 0, sampled = 0;
   for (const auto& pair : test_support::technique_pairs(DeviceKind::Cuda)) {
     Config config;
     try {
@@ -123,6 +130,8 @@ TEST(GpuStacks, EveryLegalCudaPairTrainsAsThePlainConfig) {
       continue;  // refused by the table: TechniqueRules checks the reason
     }
     if (workload_rule_broken(config, test_support::pair_workload_traits().at(pair.workload))) continue;
+    if (legal++ % every != 0) continue;
+    ++sampled;
     SCOPED_TRACE(pair.id);
     const int batch = pair.workload == "gpt2" ? 2 : 8;
     const nlohmann::json row = run_row(pair.id, batch);
@@ -132,9 +141,12 @@ TEST(GpuStacks, EveryLegalCudaPairTrainsAsThePlainConfig) {
     const auto key = std::make_pair(plain_config(config.workload, DeviceKind::Cuda).id(), batch * config.accumulate);
     if (!plain.count(key)) plain[key] = run_row(key.first, key.second);
     const double lower_precision = config.precision == Precision::Fp32 ? 0.02 : 0.10;
-    EXPECT_NEAR(late_ratio(plain[key], row), 1.0, lower_precision);
+    const double ratio = late_ratio(plain[key], row);
+    EXPECT_NEAR(ratio, 1.0, lower_precision);
+    std::cout << "pair " << pair.id << ": late loss / plain " << ratio << std::endl;
   }
-  EXPECT_EQ(ran, 76);
+  EXPECT_EQ(legal, 76);
+  EXPECT_EQ(ran, sampled);
 }
 
 }  // namespace

@@ -21,6 +21,9 @@ check "the four binaries are packed" test "$(ls "$pack/bin" | wc -l)" -eq 4
 check "no packed binary has a RUNPATH" bash -c "! for b in '$pack'/bin/*; do readelf -d \"\$b\"; done | grep -q 'RUNPATH\|RPATH'"
 check "no torch library is packed" bash -c "! ls '$pack/lib' | grep -q 'torch\|c10\|nccl\|cudart'"
 check "the pack is under 56 MiB" test "$(du -sm "$pack" | cut -f1)" -le 56
+# What an older GPU host lacks, said up front there (issue 47, finding 13).
+check "MANIFEST names the glibc and libstdc++ versions the binaries need" \
+  grep -qE '^needs glibc 2\.[0-9]+ .*GLIBCXX_3\.4\.[0-9]+' "$pack/MANIFEST"
 
 # Without torch on LD_LIBRARY_PATH nothing finds it: the pack has no path of this build.
 check "without LD_LIBRARY_PATH libtorch is not found" bash -c "ldd '$pack/bin/gpubench' | grep -q 'libtorch.so => not found'"
