@@ -10,8 +10,9 @@
 // plus what the reductions hold (two reduce-scatters in flight, each a flat copy of its
 // unit's gradients; zero2 and fsdp a unit's whole gradients before the copy) and fsdp's
 // gathered parameters: the root unit through the step and two units at once (the one
-// computing, the next prefetched), the root's whole gradients through backward. The
-// activations, logits and workspace are a micro-batch's, as for one process.
+// computing, the next prefetched), the root's whole gradients through backward; on a CPU
+// one more unit the heap keeps. The activations, logits and workspace are a
+// micro-batch's, as for one process.
 #include <cstdint>
 
 #include "core/config/config.h"

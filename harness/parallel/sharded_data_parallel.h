@@ -9,7 +9,9 @@
 //          has made them, every micro-batch, and dropped: a rank keeps only its gradient
 //          shard (DeepSpeed stage 2, FSDP's SHARD_GRAD_OP).
 //   fsdp   as zero2, and only the parameter shard is kept: a unit is all-gathered before
-//          its forward (the next unit's gather issued while it computes), freed after it
+//          its forward (the next unit's gather issued while it computes) into the storage
+//          its parameters view, and that storage freed after it (so autograd's saved
+//          views of the weights let go of it too)
 //          (the last unit stays for backward), gathered again before its backward by a
 //          hook on its output, and freed once its gradients are reduced. The root unit
 //          (what no unit holds: embeddings, head) is gathered from the first forward to
@@ -68,7 +70,8 @@ class ShardedDataParallel final : public GradientSync, public UnitHooks {
  public:
   // Lays `model`'s trainable parameters out in its units and keeps this rank's shards;
   // every rank's parameters must hold the same values (rank 0's broadcast). fsdp points
-  // the model's forward at these hooks and leaves its parameters empty until gathered.
+  // the model's forward at these hooks and leaves its parameters' storage freed (0 bytes,
+  // their shapes kept) until gathered.
   ShardedDataParallel(Model& model, CollectiveGroup& group, ShardedOptions options, std::shared_ptr<CommRecorder> recorder);
   ~ShardedDataParallel() override;
   ShardedDataParallel(const ShardedDataParallel&) = delete;

@@ -17,17 +17,14 @@ UnitShard::UnitShard(const FlatUnit& layout, std::vector<torch::Tensor> members,
     strides_.push_back(member.strides().vec());
     numels_.push_back(member.numel());
   }
-  torch::Tensor whole = torch::zeros({layout_.padded_numel}, options_);
-  for (std::size_t slot = 0; slot < members_.size(); ++slot) member_view(whole, slot).copy_(members_[slot]);
-  const torch::Tensor mine = whole.narrow(0, rank_ * layout_.shard_numel, layout_.shard_numel);
-  if (keep_whole_) {
-    whole_ = whole;
-    shard_ = mine;  // stepped in place: the whole unit sees its update before the gather
-    bind_members(whole_);
-  } else {
-    shard_ = mine.clone();
-    release();
-  }
+  whole_ = torch::zeros({layout_.padded_numel}, options_);
+  for (std::size_t slot = 0; slot < members_.size(); ++slot) member_view(whole_, slot).copy_(members_[slot]);
+  const torch::Tensor mine = whole_.narrow(0, rank_ * layout_.shard_numel, layout_.shard_numel);
+  // zero1 and zero2 step their slice of the whole unit in place: it sees the update
+  // before the gather; fsdp's shard outlives the whole unit's bytes.
+  shard_ = keep_whole_ ? mine : mine.clone();
+  bind_members();
+  if (!keep_whole_) release();
 }
 
 torch::Tensor UnitShard::member_view(const torch::Tensor& flat, std::size_t slot) const {
@@ -36,14 +33,21 @@ torch::Tensor UnitShard::member_view(const torch::Tensor& flat, std::size_t slot
   return flat.narrow(0, layout_.offsets[slot], numels_[slot]).as_strided(sizes_[slot], strides_[slot]);
 }
 
-void UnitShard::bind_members(const torch::Tensor& whole) {
-  for (std::size_t slot = 0; slot < members_.size(); ++slot) members_[slot].set_data(member_view(whole, slot));
+void UnitShard::bind_members() {
+  for (std::size_t slot = 0; slot < members_.size(); ++slot) members_[slot].set_data(member_view(whole_, slot));
   resident_ = true;
+}
+
+void UnitShard::allocate_whole() {
+  c10::StorageImpl* storage = whole_.storage().unsafeGetStorageImpl();
+  const auto bytes = static_cast<std::size_t>(whole_bytes());
+  storage->set_data_ptr_noswap(storage->allocator()->allocate(bytes));
+  storage->set_nbytes(bytes);
 }
 
 c10::intrusive_ptr<c10d::Work> UnitShard::launch_gather(CollectiveGroup& group) {
   torch::NoGradGuard no_grad;
-  if (!keep_whole_) whole_ = torch::empty({layout_.padded_numel}, options_);
+  if (!keep_whole_) allocate_whole();
   // NCCL gathers in place (its input the output's own slice); Gloo reads a copy, so
   // that no backend ever reads and writes one buffer at once.
   gather_input_ = keep_whole_ && !in_place_gather_ ? shard_.clone() : shard_;
@@ -55,14 +59,15 @@ void UnitShard::finish_gather(const Wait& wait) {
   wait(*gather_);
   gather_.reset();
   gather_input_ = torch::Tensor();
-  if (!keep_whole_) bind_members(whole_);
   resident_ = true;
 }
 
 void UnitShard::release() {
-  torch::NoGradGuard no_grad;
-  for (auto& member : members_) member.set_data(torch::empty({0}, options_));
-  whole_ = torch::Tensor();
+  // The storage every view of the unit shares gives its bytes back (to the caching
+  // allocator on a GPU, which orders the reuse after the kernels queued on the stream).
+  c10::StorageImpl* storage = whole_.storage().unsafeGetStorageImpl();
+  storage->set_data_ptr_noswap(at::DataPtr(nullptr, whole_.device()));
+  storage->set_nbytes(0);
   resident_ = false;
 }
 

@@ -20,10 +20,13 @@ class UnitShard {
   using Wait = std::function<void(c10d::Work& work)>;
 
   // `members`: the unit's parameters (layout.members of the model's list), as trained so
-  // far. `keep_whole`: zero1 and zero2 keep the whole unit on every rank, the parameters
-  // viewing it for good, and the shard is this rank's slice of it (stepped in place);
-  // fsdp keeps only the shard and gathers the whole around each use. Copies the members'
-  // values in, so every rank must hold the same values (rank 0's broadcast).
+  // far; from here on they view one flat buffer of the whole unit, for good. `keep_whole`:
+  // zero1 and zero2 keep that buffer on every rank, and the shard is this rank's slice of
+  // it (stepped in place); fsdp keeps only the shard and gives the buffer its bytes only
+  // around each use: its storage is freed in place (FSDP's free_storage), so every tensor
+  // viewing it -- the parameters, and what autograd saved of them (a transposed weight) --
+  // lets go of the memory and sees the next gather's values. Copies the members' values
+  // in, so every rank must hold the same values (rank 0's broadcast).
   UnitShard(const FlatUnit& layout, std::vector<torch::Tensor> members, int rank, int world_size, bool keep_whole,
             bool in_place_gather);
 
@@ -41,8 +44,8 @@ class UnitShard {
   c10::intrusive_ptr<c10d::Work> launch_gather(CollectiveGroup& group);
   // Waits for the gather in flight and points the members at their part of the whole.
   void finish_gather(const Wait& wait);
-  // fsdp: the members become empty placeholders and the whole unit is freed. A use of
-  // them before the next gather fails (a size mismatch), never reads freed memory.
+  // fsdp: the whole unit's storage is freed (0 bytes). A use of a member before the next
+  // gather fails (LibTorch: "data is not allocated yet"), never reads freed memory.
   void release();
 
   // --- gradients: each member's .grad, reduce-scattered into this rank's gradient shard ---
@@ -64,8 +67,12 @@ class UnitShard {
   torch::Tensor member_view(const torch::Tensor& flat, std::size_t slot) const;
   std::size_t members() const { return members_.size(); }
 
+  // The bytes the whole unit's buffer holds now (0 while fsdp has it freed).
+  std::int64_t held_bytes() const { return static_cast<std::int64_t>(whole_.storage().nbytes()); }
+
  private:
-  void bind_members(const torch::Tensor& whole);
+  void bind_members();
+  void allocate_whole();
 
   FlatUnit layout_;
   std::vector<torch::Tensor> members_;
@@ -75,7 +82,7 @@ class UnitShard {
   bool keep_whole_ = true;
   bool in_place_gather_ = false;  // NCCL gathers from a slice of its output; Gloo from a copy
   torch::TensorOptions options_;
-  torch::Tensor whole_;  // the gathered unit (zero1, zero2: always; fsdp: while gathered)
+  torch::Tensor whole_;  // the whole unit, the members' storage (fsdp: 0 bytes between uses)
   torch::Tensor shard_;
   bool resident_ = false;
   c10::intrusive_ptr<c10d::Work> gather_;
