@@ -7,6 +7,13 @@ G.pages = {};
 // #check: after drawing, count charts that drew no data element or left the canvas blank.
 G.options = new Set(location.hash.replace(/^#/, '').split(/[&,]/).filter(Boolean));
 
+// What a browser obeys unseen in text (core/io/terminal_controls.h's list: C1 controls,
+// U+2028/U+2029, the bidirectional controls that reorder what follows), shown as \uXXXX:
+// a report's reason cannot make a row read otherwise.
+const HIDDEN_CONTROLS = /[\u0080-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
+G.shown = (text) =>
+  String(text).replace(HIDDEN_CONTROLS, (c) => '\\u' + c.charCodeAt(0).toString(16).padStart(4, '0'));
+
 // el('td', {class: 'num', title: t}, child, ...): children are Nodes or text.
 G.el = function(tag, attrs) {
   const node = document.createElement(tag);
@@ -14,7 +21,9 @@ G.el = function(tag, attrs) {
     if (value === null || value === undefined) continue;
     if (key === 'class')
       node.className = value;
-    else if (key === 'title' || key === 'id' || key === 'href' || key === 'colspan')
+    else if (key === 'title')
+      node.setAttribute(key, G.shown(value));
+    else if (key === 'id' || key === 'href' || key === 'colspan')
       node.setAttribute(key, String(value));
     else
       throw new Error('G.el: attribute ' + key + ' is not one the pages set');
@@ -22,7 +31,7 @@ G.el = function(tag, attrs) {
   for (let i = 2; i < arguments.length; ++i) {
     const child = arguments[i];
     if (child === null || child === undefined) continue;
-    node.append(child instanceof Node ? child : String(child));
+    node.append(child instanceof Node ? child : G.shown(child));
   }
   return node;
 };

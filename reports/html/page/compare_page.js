@@ -188,7 +188,7 @@ function metricSection(root, m, primary) {
 }
 
 G.pages.compare = function(data, root) {
-  document.title = data.title;
+  document.title = G.shown(data.title);
   root.append(G.el('h1', null, data.title));
   for (const [role, side] of [['BASE', data.base], ['NEW', data.new]])
     root.append(G.el(

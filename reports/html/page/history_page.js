@@ -149,7 +149,7 @@ function reportsTable(root, data) {
 }
 
 G.pages.history = function(data, root) {
-  document.title = data.title;
+  document.title = G.shown(data.title);
   root.append(G.el('h1', null, data.title));
   const n = data.reports.length;
   root.append(G.el(

@@ -201,7 +201,7 @@ function lossChart(section, ok) {
 }
 
 G.pages.report = function(data, root) {
-  document.title = data.title;
+  document.title = G.shown(data.title);
   root.append(G.el('h1', null, data.title));
   root.append(G.el(
       'p', {class: 'muted'},

@@ -31,7 +31,7 @@ const std::string kExamples = GPUBENCH_SOURCE_DIR "/reports/examples";
 const std::string kHostile =
     " </script><script>document.documentElement.dataset.pwned='script'</script>"
     "\"><img src=x onerror=\"document.documentElement.dataset.pwned='img'\">"
-    "'; document.documentElement.dataset.pwned='js'; '\u2028\u2029<!--<script>";
+    "'; document.documentElement.dataset.pwned='js'; '\u2028\u2029<!--<script>\u202e\u2066";
 
 class Browser : public ::testing::Test {
  protected:
@@ -206,6 +206,11 @@ TEST_F(Browser, HostileStringsInAReportRunNothing) {
       // Shown as text: the DOM serialises text nodes with < escaped.
       EXPECT_NE(load.dom.find("&lt;/script&gt;&lt;script&gt;document.documentElement.dataset.pwned"),
                 std::string::npos);
+      // What a browser obeys unseen (a right-to-left override, the line separators) is shown
+      // as its escape, never raw in the page.
+      for (const char* hidden : {"\u202e", "\u2066", "\u2028", "\u2029"})
+        EXPECT_EQ(load.dom.find(hidden), std::string::npos) << "raw in the page";
+      EXPECT_NE(load.dom.find("\\u202e\\u2066"), std::string::npos) << "shown escaped";
     }
   screenshot(dir + "/hostile-direct.html", "report-hostile-strings.png", 1800);
 }
