@@ -266,7 +266,8 @@ std::optional<DdpSession::Gathered> DdpSession::gather(const std::vector<double>
     volume_config.accumulate = settings_.accumulate;
     gathered.ddp["comm_volume"] =
         comm_volume_json(gathered.ddp.value("collectives_per_step", nlohmann::json::object()), volume_config,
-                         static_cast<double>(trainable_bytes(parameters)));
+                         static_cast<double>(trainable_bytes(parameters)),
+                         sharded_ ? static_cast<double>(sharded_->kept_for_backward_bytes()) : 0.0);
     if (sharded_) {
       gathered.ddp["sharding"] = sharded_->describe();
       // Its gradient reductions a step: one reduce-scatter a unit.

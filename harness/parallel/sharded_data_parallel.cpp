@@ -319,6 +319,14 @@ std::vector<std::vector<torch::Tensor>> ShardedDataParallel::gather_member_value
   return values;
 }
 
+std::int64_t ShardedDataParallel::kept_for_backward_bytes() const {
+  if (options_.mode != ParallelMode::Fsdp) return 0;
+  std::int64_t kept = 0;
+  if (layout_.has_root) kept += layout_.units[root()].numel * layout_.units[root()].element_bytes;
+  if (model_units() > 0) kept += layout_.units[model_units() - 1].numel * layout_.units[model_units() - 1].element_bytes;
+  return kept;
+}
+
 nlohmann::json ShardedDataParallel::describe() const {
   const bool fsdp = options_.mode == ParallelMode::Fsdp;
   nlohmann::json out = {{"mode", to_string(options_.mode)}, {"layout", layout_.to_json()}};

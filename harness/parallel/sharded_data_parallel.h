@@ -100,6 +100,9 @@ class ShardedDataParallel final : public GradientSync, public UnitHooks {
   // The model's trainable parameters, in the layout's order (index as in the layout).
   const std::vector<torch::Tensor>& parameters() const { return parameters_; }
 
+  // fsdp: the parameter bytes (unpadded) kept gathered from forward to backward, gathered
+  // once a micro-batch instead of twice: the root unit and the last unit. 0 otherwise.
+  std::int64_t kept_for_backward_bytes() const;
   // {mode, layout, gathers, reductions, dtypes, waits}: what the row says of the mode.
   nlohmann::json describe() const;
   // The most parameter bytes fsdp held gathered at once (a gather's buffer counts from its

@@ -13,6 +13,8 @@ TEST(CommVolume, TheModesMoveWhatTheZeroPaperSays) {
   EXPECT_DOUBLE_EQ(theory_bus_bytes(Config::parse("mlp/cpu/fp32/fsdp-4"), p), 3 * 0.75 * p);  // 1.5x DDP
   EXPECT_DOUBLE_EQ(theory_bus_bytes(Config::parse("mlp/cpu/fp32/zero2-4/acc3"), p), 4 * 0.75 * p);
   EXPECT_DOUBLE_EQ(theory_bus_bytes(Config::parse("mlp/cpu/fp32/fsdp-4/acc3"), p), 9 * 0.75 * p);
+  // What fsdp keeps gathered from forward to backward (the root and last units) is gathered once.
+  EXPECT_DOUBLE_EQ(theory_bus_bytes(Config::parse("mlp/cpu/fp32/fsdp-4"), p, 300), (3 * p - 300) * 0.75);
   EXPECT_DOUBLE_EQ(theory_bus_bytes(Config::parse("mlp/cpu/fp32/fsdp-1"), p), 0);
   EXPECT_DOUBLE_EQ(theory_bus_bytes(Config::parse("mlp/cpu/fp32"), p), 0);
 }

@@ -46,10 +46,11 @@ class StepWatcher final : public Probe {
   StepWatcher(torch::nn::Module& module, std::string progress) : module_(module), progress_(std::move(progress)) {}
   std::string name() const override { return "watcher"; }
   void step_end(int step, bool) override {
-    if (step == 0) first_ = flat_parameters(module_);
+    // fsdp's parameters hold no bytes between steps (their units are freed): nothing to snapshot.
+    if (step == 0 && module_.parameters().front().storage().nbytes() > 0) first_ = flat_parameters(module_);
     if (!progress_.empty()) std::ofstream(progress_, std::ios::trunc) << step + 1 << "\n";
   }
-  torch::Tensor first_;
+  torch::Tensor first_ = torch::empty({0});
 
  private:
   torch::nn::Module& module_;
