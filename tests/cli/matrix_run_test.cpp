@@ -65,8 +65,9 @@ TEST_F(MatrixRun, LeavesNothingBehindInTmpdir) {
 TEST_F(MatrixRun, ReportMatchesTheSchema) {
   const auto report = read_json(dir_ + "/report.json");
   EXPECT_EQ(test_support::schema_violations(report, GPUBENCH_REPORT_SCHEMA), "");
-  // mlp's 18 single-technique ids in all, and its recipes
-  EXPECT_EQ(report["results"].size(), 18u + 1u + (cpu_recipe_row(report) ? 1u : 0u));
+  // mlp's 24 single-technique ids in all (the sharded modes beside ddp on both devices
+  // among them), and its recipes
+  EXPECT_EQ(report["results"].size(), 24u + 1u + (cpu_recipe_row(report) ? 1u : 0u));
   EXPECT_NE(find_row(report, "mlp/cuda/amp-bf16/pinned/graph"), nullptr);
   EXPECT_EQ(report["results"].size(), report["matrix"]["config_ids"].size());
   EXPECT_EQ(report["env"]["threads"], report["matrix"]["threads"]);
@@ -110,12 +111,12 @@ TEST_F(MatrixRun, TraceHasEveryMeasuredConfigsSpans) {
     if (event["cat"] == "step") ++steps;
     if (event["name"] == "backward") ++backward;
   }
-  // fp32, bf16, ddp-2 (rank 0 hands its spans back), adam-foreach, adam-fused, acc4 and the
-  // CPU recipe where it is a row of its own, 1 warm-up + 3 measured steps each; acc4's
-  // steps have 4 backward phases each.
+  // fp32, bf16, ddp-2, zero1-2, zero2-2, fsdp-2 (rank 0 hands its spans back),
+  // adam-foreach, adam-fused, acc4 and the CPU recipe where it is a row of its own, 1
+  // warm-up + 3 measured steps each; acc4's steps have 4 backward phases each.
   const int recipe = cpu_recipe_row(read_json(dir_ + "/report.json")) ? 1 : 0;
-  EXPECT_EQ(steps, (6 + recipe) * 4) << "the CPU configs, 1 warm-up + 3 measured steps each";
-  EXPECT_EQ(backward, (5 + recipe) * 4 + 4 * 4);
+  EXPECT_EQ(steps, (9 + recipe) * 4) << "the CPU configs, 1 warm-up + 3 measured steps each";
+  EXPECT_EQ(backward, (8 + recipe) * 4 + 4 * 4);
 }
 
 TEST_F(MatrixRun, NvtxRangesNestRunStepPhaseInTheGpubenchDomain) {
@@ -127,10 +128,11 @@ TEST_F(MatrixRun, NvtxRangesNestRunStepPhaseInTheGpubenchDomain) {
     if (line.find("\tpop\tgpubench\t") != std::string::npos) ++pops;
     text += line + "\n";
   }
-  // Per CPU process: 1 run + 4 steps + 4*5 phases; ddp-2's two ranks both record; acc4's
-  // steps have 4 micro-batches of 4 phases and one optimizer phase.
+  // Per CPU process: 1 run + 4 steps + 4*5 phases; the two ranks of ddp-2, zero1-2,
+  // zero2-2 and fsdp-2 all record; acc4's steps have 4 micro-batches of 4 phases and one
+  // optimizer phase.
   const int recipe = cpu_recipe_row(read_json(dir_ + "/report.json")) ? 1 : 0;
-  EXPECT_EQ(pushes, (4 + 2 + recipe) * (1 + 4 + 20) + (1 + 4 + 4 * (4 * 4 + 1))) << text.substr(0, 2000);
+  EXPECT_EQ(pushes, (4 + 8 + recipe) * (1 + 4 + 20) + (1 + 4 + 4 * (4 * 4 + 1))) << text.substr(0, 2000);
   EXPECT_EQ(pops, pushes);
   // A config's ranges are one process's: its run range, then stable step and phase names.
   EXPECT_NE(text.find("\tpush\tgpubench\tmlp/cpu/bf16\n"), std::string::npos) << text.substr(0, 2000);
