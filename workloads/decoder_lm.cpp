@@ -138,16 +138,20 @@ MemoryEstimate decoder_memory_estimate(const Config& config, std::int64_t batch,
   // freed (seen: a 1.24B llama that fit without them was OOM-killed on a 24 GiB host).
   estimate.workspace = 4.0 * 4.0 * static_cast<double>(s.vocab) * static_cast<double>(s.hidden) +
                        backward_working_bytes(config, batch, s);
-  // On a CPU the process itself, and the heap's slack: under --host-malloc retain (the
-  // default) freed tensors stay in the heap, and the gradients made anew each step land
-  // beside them (TinyLlama-1.1B at seq 16: 19.5 GiB resident from the second step on,
-  // against 17.9 GiB of tensors; 18.1 GiB with --host-malloc glibc).
   // One rank's share where the config has ranks (workloads/sharded_memory.h), before the
   // CPU's heap slack, which follows what the rank holds.
   const std::int64_t root = s.root_parameters > 0 ? s.root_parameters : s.vocab * s.hidden;
   estimate = per_rank_estimate(estimate, config,
                                {s.parameters, s.layers > 0 ? (s.parameters - root) / s.layers : 0, root});
-  if (config.device == DeviceKind::Cpu) estimate.workspace += kHostProcessBytes + kHostHeapSlack * estimate.states;
+  // On a CPU the process itself, and the heap's slack: under --host-malloc retain (the
+  // default) freed tensors stay in the heap, and what a step makes anew lands beside them:
+  // the gradients (TinyLlama-1.1B at seq 16: 19.5 GiB resident from the second step on,
+  // against 17.9 GiB of tensors; 18.1 GiB with --host-malloc glibc), and the activations and
+  // backward's gradients of them (a Llama with a 65536-wide MLP at 512 tokens: 2.71 GiB
+  // resident, 2.03 GiB with glibc, against 1.63 GiB of tensors).
+  if (config.device == DeviceKind::Cpu)
+    estimate.workspace += kHostProcessBytes + kHostHeapSlack * estimate.states +
+                          kHostHeapChurnSlack * (estimate.activations + estimate.logits + backward_working_bytes(config, batch, s));
   return estimate;
 }
 

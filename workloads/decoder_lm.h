@@ -100,5 +100,8 @@ MemoryEstimate decoder_memory_estimate(const Config& config, std::int64_t batch,
 inline constexpr double kHostProcessBytes = 0.5 * 1024 * 1024 * 1024;
 // The share of the model's states a CPU process's heap holds on top (decoder_lm.cpp).
 inline constexpr double kHostHeapSlack = 0.12;
+// ... and of what a step allocates and frees again (activations, logits, backward's
+// gradients of them): the heap's high-water mark above the step's peak in tensors.
+inline constexpr double kHostHeapChurnSlack = 0.6;
 
 }  // namespace gpubench

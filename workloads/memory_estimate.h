@@ -32,8 +32,8 @@ struct MemoryEstimate {
                            "forward keeps per token (its family's norms, matmul inputs, attention, MLP at its width; "
                            "llama 26 h + 4 a + 4 kv + 8 f bytes in 16-bit) plus, under autocast, 2 bytes a matmul "
                            "weight for its 16-bit copy; workspace 4 fp32 copies of the token embedding and two "
-                           "gradients at the MLP's width, plus on a CPU 0.5 GiB for the process and 12% of the "
-                           "states for the heap's slack"}};
+                           "gradients at the MLP's width, plus on a CPU 0.5 GiB for the process and, for the heap's "
+                           "slack, 12% of the states and 60% of what a step allocates and frees"}};
   }
 };
 

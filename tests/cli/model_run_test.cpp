@@ -114,8 +114,8 @@ TEST(ModelRun, WhatCannotBeHonouredIsExitTwoNamingIt) {
 TEST(ModelRun, LlamaOnAMachineTooSmallIsSkippedWithItsEstimate) {
   const auto list = run_command(std::string(GPUBENCH_EXE) + " --list --matrix llama/cpu/fp32");
   ASSERT_EQ(list.exit_code, 0) << list.output;
-  if (list.output.find("runs here") != std::string::npos) GTEST_SKIP() << "this machine holds ~48 GiB free: " << list.output;
-  EXPECT_NE(list.output.find("skip: needs ~48.2 GiB of host memory (weights, gradients and Adam state 18.4 GiB"),
+  if (list.output.find("runs here") != std::string::npos) GTEST_SKIP() << "this machine holds ~40 GiB free: " << list.output;
+  EXPECT_NE(list.output.find("skip: needs ~39.8 GiB of host memory (weights, gradients and Adam state 18.4 GiB"),
             std::string::npos)
       << list.output;
 }
@@ -170,6 +170,31 @@ TEST(ModelRun, TheMemoryEstimateHoldsWhatTheRunHeld) {
       EXPECT_LE(held, estimate);
       EXPECT_GE(held, 0.7 * estimate);
     }
+  }
+}
+
+// A Llama whose MLP is 1024 x its hidden width (issue 49, item 4): the estimate ignored
+// intermediate_size, said "runs here" and the run was OOM-killed (at 1024 tokens 1.37 GiB
+// estimated, 4.12 GiB held). Its activations are counted now, and under the default heap
+// what a step frees and makes again: held within 70-100% of the estimate, as the 56M
+// Llama's above (measured 0.79); glibc's heap holds less, never more.
+TEST(ModelRun, AWideMlpLlamaIsHeldToItsEstimate) {
+  const std::string dir = llama_config_folder("wide-llama", {64, 65536, 256, 4, 2, 4});
+  for (const std::string heap : {"retain", "glibc"}) {
+    const std::string out = dir + "/" + heap + ".json";
+    const auto run = run_command(std::string(GPUBENCH_EXE) + " --model wide=" + dir + " --weights random --matrix "
+                                 "wide/cpu/fp32 --steps 3 --warmup 1 --threads 1 --checkpoint-check off --host-malloc " +
+                                 heap + " --format json --out " + out + " > /dev/null");
+    ASSERT_EQ(run.exit_code, 0) << run.output;
+    const nlohmann::json row = test_support::read_json(out)["results"][0];
+    SCOPED_TRACE(heap);
+    ASSERT_EQ(row["status"], "ok") << row.dump(1);
+    const double estimate = row["workload"]["memory_estimate"]["device_total_bytes"];
+    const double activations = row["workload"]["memory_estimate"]["activations_bytes"];
+    const double held = row["memory"]["host_peak_rss_bytes_training"];
+    EXPECT_GT(activations, 0.2 * estimate) << "the MLP's width is counted (34 x hidden made it 0.3%)";
+    EXPECT_LE(held, estimate);
+    if (heap == "retain") EXPECT_GE(held, 0.7 * estimate);
   }
 }
 

@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <functional>
 
 #include "support/counting_cpu_allocator.h"
 #include "workloads/autocast_scope.h"
@@ -59,20 +60,26 @@ Config cpu_config(bool bf16) {
   return config;
 }
 
-// The estimate without what a CPU's adds that is not a tensor: the process and its heap's slack.
-double tensor_total(const MemoryEstimate& e) {
-  return e.device_total() - kHostProcessBytes - kHostHeapSlack * e.states;
+// The same config on a GPU: the estimate's tensors, without what a CPU's adds that is not a
+// tensor (the process, its heap's slack).
+Config gpu_twin(Config config) {
+  config.device = DeviceKind::Cuda;
+  if (config.precision == Precision::Bf16) config.precision = Precision::AmpBf16;
+  return config;
 }
 
 // The bands (measured here: what the forward kept 1.005-1.011 times the activations, the
-// step's peak 0.87-0.96 of the whole estimate): the estimate is not exceeded, and not far
-// above either (a refusal would then turn away configs that fit).
-void expect_within_band(const Held& held, const MemoryEstimate& e, const std::string& what) {
+// step's peak 0.87-0.96 of the whole estimate of its tensors, the GPU twin's): the estimate
+// is not exceeded, and not far above either (a refusal would then turn away configs that fit).
+void expect_within_band(const Held& held, const std::function<MemoryEstimate(const Config&)>& estimate_of, bool bf16,
+                        const std::string& what) {
   SCOPED_TRACE(what);
+  const MemoryEstimate e = estimate_of(cpu_config(bf16)), tensors = estimate_of(gpu_twin(cpu_config(bf16)));
+  EXPECT_EQ(e.activations, tensors.activations) << "a layer keeps the same on every device";
   EXPECT_GE(held.kept_by_forward, 0.95 * e.activations) << "estimated activations " << e.activations;
   EXPECT_LE(held.kept_by_forward, 1.05 * e.activations) << "estimated activations " << e.activations;
-  EXPECT_LE(held.step_peak, tensor_total(e));
-  EXPECT_GE(held.step_peak, 0.8 * tensor_total(e));
+  EXPECT_LE(held.step_peak, tensors.device_total());
+  EXPECT_GE(held.step_peak, 0.8 * tensors.device_total());
 }
 
 LlamaShape llama_of(std::int64_t hidden, std::int64_t intermediate, std::int64_t heads, std::int64_t kv_heads,
@@ -102,8 +109,9 @@ TEST_P(LlamaEstimate, HoldsWhatAStepHoldsAtTwoSizes) {
     const DecoderLmWorkload workload(llama_lm_spec("tiny", shape, kSeq));
     Model model = workload.make_model();
     const Held held = held_by_a_step(model, bf16);
-    expect_within_band(held, *workload.memory_estimate(cpu_config(bf16), kBatch),
-                       "hidden " + std::to_string(shape.hidden) + ", intermediate " + std::to_string(shape.intermediate));
+    expect_within_band(
+        held, [&](const Config& config) { return *workload.memory_estimate(config, kBatch); }, bf16,
+        "hidden " + std::to_string(shape.hidden) + ", intermediate " + std::to_string(shape.intermediate));
   }
 }
 
@@ -125,8 +133,9 @@ TEST_P(Gpt2Estimate, HoldsWhatAStepHoldsAtTwoSizes) {
     const Held held = held_by_a_step(model, bf16);
     DecoderSizes sizes{shape.parameters(), kSeq, shape.embd, shape.heads, shape.layers, shape.vocab};
     sizes.intermediate = shape.mlp_width();
-    expect_within_band(held, decoder_memory_estimate(cpu_config(bf16), kBatch, sizes),
-                       "inner " + std::to_string(shape.mlp_width()));
+    expect_within_band(
+        held, [&](const Config& config) { return decoder_memory_estimate(config, kBatch, sizes); }, bf16,
+        "inner " + std::to_string(shape.mlp_width()));
   }
 }
 
