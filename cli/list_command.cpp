@@ -50,14 +50,15 @@ struct ListRow {
 ListRow list_row(const Config& config, const MachineCapabilities& machine,
                  const std::map<std::string, std::string>& left_out, const RunSettings& settings,
                  const std::optional<AssumedGpus>& assumed) {
-  ListRow row{config, skip_reason(config, machine, settings), expected_steps(config, settings), "",
-              training_memory_bytes(config, settings), std::nullopt};
+  // A group's choice this machine leaves out says so first (how to ask for it).
+  const auto found = left_out.find(config.id());
+  ListRow row{config, found != left_out.end() ? found->second : skip_reason(config, machine, settings),
+              expected_steps(config, settings), "", training_memory_bytes(config, settings), std::nullopt};
   if (assumed && config.device == DeviceKind::Cuda && !row.reason) {
     row.gpu_fit = plan_gpu_fit(config, settings, *assumed);
     row.estimate_bytes = row.gpu_fit->estimate_bytes;  // per GPU
     return row;  // a plan: whether the round trip fits is decided where it runs
   }
-  if (const auto found = left_out.find(config.id()); !row.reason && found != left_out.end()) row.reason = found->second;
   // Only what memory decides: which config of a workload makes a `once` round trip is known
   // as the run goes.
   if (!row.reason && settings.checkpoint_policy != CheckpointPolicy::Off)

@@ -325,8 +325,8 @@ void check_nproc_runs_something(const CliOptions& options) {
   const std::map<std::string, std::string> left_out = left_out_configs(options, configs, machine);
   std::vector<std::string> why;
   for (const Config& config : configs) {
-    std::optional<std::string> reason = skip_reason(config, machine, options.settings);
-    if (!reason && left_out.count(config.id())) reason = left_out.at(config.id());
+    std::optional<std::string> reason =
+        left_out.count(config.id()) ? left_out.at(config.id()) : skip_reason(config, machine, options.settings);
     if (!reason && (!config.multi_rank() || config.world_size != options.nproc))
       reason = !config.multi_rank() ? "not a multi-rank config"
                                     : "a " + to_string(config.parallel) + "-" + std::to_string(config.world_size) + " config";

@@ -229,9 +229,11 @@ MatrixOutput run_matrix(const MatrixRun& run, const std::function<void(std::size
   for (std::size_t index = 0; index < run.configs.size(); ++index) {
     const Config& config = run.configs[index];
     nlohmann::json row;
-    std::optional<std::string> reason = skip_reason(config, run.machine, run.settings);
-    if (const auto left_out = run.left_out.find(config.id()); !reason && left_out != run.left_out.end())
-      reason = left_out->second;
+    // A group's choice this machine leaves out says so first (how to ask for it), before
+    // what running it would meet (a real-scale model's memory on a CPU, say).
+    const auto left_out = run.left_out.find(config.id());
+    std::optional<std::string> reason =
+        left_out != run.left_out.end() ? left_out->second : skip_reason(config, run.machine, run.settings);
     if (!reason && ranks) reason = ranks->skip_reason(config);
     std::vector<std::string> extra;
     if (!reason)
