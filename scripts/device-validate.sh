@@ -84,7 +84,7 @@ say() { echo "== [$(($(date +%s) - start)) s] $*" | tee -a "$log"; }
 
 # The plan's stages in value order and each one's cap in seconds; the caps sum to the budget.
 order=(facts ceilings techniques stacks llama python scripted gpu-rest gpu-paths gpu-pairs overhead overhead-sync hta)
-declare -A cap=([facts]=15 [ceilings]=35 [techniques]=150 [stacks]=70 [llama]=45 [python]=115 [scripted]=15 [gpu-rest]=15
+declare -A cap=([facts]=15 [ceilings]=35 [techniques]=160 [stacks]=70 [llama]=60 [python]=100 [scripted]=15 [gpu-rest]=5
   [gpu-paths]=30 [gpu-pairs]=35 [overhead]=30 [overhead-sync]=8 [hta]=7)
 
 # reserved_after NAME: the caps of the planned stages after NAME; -1 for a stage outside the
@@ -209,6 +209,10 @@ for t in fp32/pageable fp32/pinned amp-bf16/pinned amp-fp16/pinned tf32/pinned f
   techniques+=("resnet50/cuda/$t" "gpt2/cuda/$t")
 done
 techniques+=(gpt2/cuda/fp8/pinned)  # against gpt2's amp-bf16 row (fp8_vs_bf16)
+# The sharded modes on one GPU (issue 48): the NCCL path (stream waits, in-place gathers, a
+# unit's storage freed while NCCL's stream held it) and the per-rank memory accounting, not
+# the scaling; against the ddp-1 row above (zero2_vs_ddp, fsdp_vs_ddp).
+techniques+=(gpt2/cuda/fp32/pinned/zero2-1 gpt2/cuda/fp32/pinned/fsdp-1)
 # Stacks: issue 37's `ablation` group (recipes, each less one part, each part alone) on the
 # large workloads, its CUDA configs only (the group holds CPU ones too), run as ids with
 # --workload so the report still records the recipes its ablations are computed from. The
@@ -230,9 +234,12 @@ for id in "${gpu_all[@]}"; do [[ $id == resnet50/* || $id == gpt2/* ]] && rest+=
 for id in "${gpu_all[@]}"; do [[ $id == resnet50/* || $id == gpt2/* ]] || rest+=("$id"); done
 # The built-in llama (Llama-3.2-1B's shape, issue 38) after the recipes and their ablations,
 # in a cap of its own, so rows that fail there cost only its cap: its recipe, its FP8 recipe
-# and its bf16 ckpt row, without the checkpoint round trip (15 GB saved and reloaded
+# its bf16 ckpt row, without the checkpoint round trip (15 GB saved and reloaded
 # outlast a config's timeout; issue 47, finding 3).
-llama_ids=(llama/cuda/amp-bf16/pinned/graph llama/cuda/fp8/pinned/graph llama/cuda/amp-bf16/pinned/ckpt)
+# Then its FSDP row on one GPU (its estimate's gathered units and reductions against the
+# measured peak).
+llama_ids=(llama/cuda/amp-bf16/pinned/graph llama/cuda/fp8/pinned/graph llama/cuda/amp-bf16/pinned/ckpt
+  llama/cuda/amp-bf16/pinned/fsdp-1/ckpt)
 llama_s=15
 rest_ids=()
 for id in "${rest[@]}"; do [[ " ${techniques[*]} ${stacks_ids[*]} ${llama_ids[*]} " == *" $id "* ]] || rest_ids+=("$id"); done
