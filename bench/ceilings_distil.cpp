@@ -39,6 +39,18 @@ std::string argument_value(const std::string& segment) {
   return colon == std::string::npos ? segment : segment.substr(colon + 1);
 }
 
+// allreduce/, allgather/, reducescatter/: a collective whose results are checked.
+bool is_collective(const std::string& area) {
+  const auto& names = collective_ceiling_names();
+  return std::find(names.begin(), names.end(), area) != names.end();
+}
+
+// The collective `run_name` measured (its results must have been right), or "".
+std::string checked_collective(const std::string& run_name) {
+  const auto s = name_segments(run_name);
+  return !s.empty() && is_collective(s[0]) ? s[0] : std::string();
+}
+
 // The naming contract with the bench/*_bench.cpp registrations (the smoke test checks it
 // end to end): area/what.../arg:value.
 std::vector<Target> targets_for(const std::string& run_name) {
@@ -48,8 +60,8 @@ std::vector<Target> targets_for(const std::string& run_name) {
   if (area == "copy" && s.size() == 3 && s[1] == "d2d") return {{{"d2d_gb_per_s"}, "bytes_per_second", 1e-9}};
   if (area == "copy" && s.size() == 4) return {{{s[1] + "_" + s[2] + "_gb_per_s"}, "bytes_per_second", 1e-9}};
   if (area == "matmul" && s.size() == 4) return {{{"matmul_tflops", s[1], s[2]}, "tflops"}};
-  if (area == "allreduce" && s.size() == 3)
-    return {{{"allreduce_busbw_gb_per_s", s[1]}, "busbw_gb_per_s"}, {{"allreduce_algbw_gb_per_s", s[1]}, "algbw_gb_per_s"}};
+  if (is_collective(area) && s.size() == 3)
+    return {{{area + "_busbw_gb_per_s", s[1]}, "busbw_gb_per_s"}, {{area + "_algbw_gb_per_s", s[1]}, "algbw_gb_per_s"}};
   if (area == "loader" && s.size() == 3) return {{{"loader_samples_per_s", s[1], argument_value(s[2])}, "items_per_second"}};
   if (area == "train_step" && s.size() == 3) return {{{"train_step_samples_per_s", s[1], s[2]}, "items_per_second"}};
   return {};  // a benchmark this format has no ceiling for
@@ -83,7 +95,7 @@ double median_of(std::vector<double> values) {
   return values.size() % 2 ? values[middle] : (values[middle - 1] + values[middle]) / 2;
 }
 
-// An all-reduce counts only if every repetition said its results were right.
+// A collective counts only if every repetition said its results were right.
 bool results_correct(const RunEntries& run) {
   std::vector<const nlohmann::json*> checked = run.repetitions;
   if (checked.empty()) checked = {run.mean ? run.mean : run.median};
@@ -146,8 +158,9 @@ nlohmann::json distil_ceilings(const nlohmann::json& benchmark_output) {
     for (const auto& target : targets_for(run_name)) {
       const std::string dotted = join_text(target.path, ".");
       std::string reason = run.skip_reason;
-      if (reason.empty() && target.path[0].rfind("allreduce_", 0) == 0 && !results_correct(run))
-        reason = "all-reduce results were wrong in " + run_name;
+      if (const std::string collective = checked_collective(run_name);
+          reason.empty() && !collective.empty() && !results_correct(run))
+        reason = collective + " results were wrong in " + run_name;
       if (!reason.empty()) {
         if (!skipped.contains(dotted)) skipped[dotted] = reason;
         continue;

@@ -38,7 +38,7 @@ c10::intrusive_ptr<CollectiveGroup> make_collective_group(const std::string& bac
                                                           const c10::intrusive_ptr<c10d::Store>& store, int rank,
                                                           int world) {
   // The DDP harness's own groups (harness/parallel), so the benchmark measures the
-  // all-reduce the training configs use: loopback Gloo, NCCL on cuda:rank.
+  // collectives the training configs use: loopback Gloo, NCCL on cuda:rank.
   gpubench::GroupRequest request;
   request.backend = backend;
   request.store = store;

@@ -1,5 +1,5 @@
 // gpubench-bench: Google Benchmark microbenchmarks of this machine's ceilings (copies,
-// matmul, all-reduce, data loading, training steps), with the standard --benchmark_*
+// matmul, collectives, data loading, training steps), with the standard --benchmark_*
 // flags, and --ceilings-out to distil the run into the file `gpubench --ceilings` reads.
 #include <iostream>
 
@@ -7,7 +7,7 @@
 #include <torch/torch.h>
 #include <torch/version.h>
 
-#include "bench/allreduce_session.h"
+#include "bench/collective_session.h"
 #include "bench/bench_options.h"
 #include "bench/ceilings_distil.h"
 #include "harness/ceilings/ceilings_file.h"
@@ -68,12 +68,12 @@ int run(int argc, char** argv) {
   add_context(apply_thread_setting(options.torch_threads));
   bench::register_copy_benchmarks();
   bench::register_matmul_benchmarks();
-  bench::register_allreduce_benchmarks();
+  bench::register_collective_benchmarks();
   bench::register_loader_benchmarks();
   bench::register_train_step_benchmarks();
   benchmark::RunSpecifiedBenchmarks();  // closes --benchmark_out as it returns
   benchmark::Shutdown();
-  bench::shutdown_allreduce_sessions();
+  bench::shutdown_collective_sessions();
 
   if (!benchmark_json.empty()) distil_file(benchmark_json, options.ceilings_out);
   return 0;
@@ -83,8 +83,8 @@ int run(int argc, char** argv) {
 
 int main(int argc, char** argv) {
   // A collective benchmark's peer rank: this executable started again by PeerProcess.
-  if (argc >= 2 && std::string(argv[1]) == bench::kAllreducePeerFlag)
-    return bench::run_allreduce_peer(std::vector<std::string>(argv + 2, argv + argc));
+  if (argc >= 2 && std::string(argv[1]) == bench::kCollectivePeerFlag)
+    return bench::run_collective_peer(std::vector<std::string>(argv + 2, argv + argc));
   try {
     return run(argc, argv);
   } catch (const UsageError& error) {

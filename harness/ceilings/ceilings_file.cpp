@@ -26,12 +26,20 @@ const std::vector<std::string>& scalar_keys() {
                                                 "d2h_pageable_gb_per_s", "d2d_gb_per_s"};
   return keys;
 }
+bool is_collective_key(const std::string& key) {
+  for (const auto& name : collective_ceiling_names())
+    if (key == name + "_busbw_gb_per_s" || key == name + "_algbw_gb_per_s") return true;
+  return false;
+}
 const std::map<std::string, int>& map_keys() {
-  static const std::map<std::string, int> keys = {{"matmul_tflops", 2},
-                                                  {"allreduce_busbw_gb_per_s", 1},
-                                                  {"allreduce_algbw_gb_per_s", 1},
-                                                  {"loader_samples_per_s", 2},
-                                                  {"train_step_samples_per_s", 2}};
+  static const std::map<std::string, int> keys = [] {
+    std::map<std::string, int> levels = {{"matmul_tflops", 2}, {"loader_samples_per_s", 2}, {"train_step_samples_per_s", 2}};
+    for (const auto& name : collective_ceiling_names()) {
+      levels[name + "_busbw_gb_per_s"] = 1;
+      levels[name + "_algbw_gb_per_s"] = 1;
+    }
+    return levels;
+  }();
   return keys;
 }
 
@@ -47,7 +55,7 @@ void check_number(const nlohmann::json& value, const std::string& path, const st
 std::vector<std::vector<std::string>> allowed_levels(const std::string& map) {
   const std::vector<std::string> devices = {"cpu", "cuda"}, backends = {"gloo", "nccl"}, any;
   if (map == "matmul_tflops" || map == "train_step_samples_per_s") return {devices, any};
-  if (map == "allreduce_busbw_gb_per_s" || map == "allreduce_algbw_gb_per_s") return {backends};
+  if (is_collective_key(map)) return {backends};
   return {any, any};  // loader_samples_per_s: workload, workers
 }
 
@@ -80,6 +88,11 @@ void check_strings(const nlohmann::json& value, const std::string& key, const st
 }
 
 }  // namespace
+
+const std::vector<std::string>& collective_ceiling_names() {
+  static const std::vector<std::string> names = {"allreduce", "allgather", "reducescatter"};
+  return names;
+}
 
 bool usable_ceiling(double value) { return std::isnormal(value) && value > 0 && value <= kMaxCeiling; }
 

@@ -1,6 +1,7 @@
 #pragma once
 #include <optional>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -21,6 +22,8 @@ namespace gpubench {
 //                     "cuda": {"fp32": 50, "tf32": 400, "fp16": 700, "bf16": 700, "fp8": 1400}},
 //   "allreduce_busbw_gb_per_s": {"gloo": 2.1, "nccl": 300},
 //   "allreduce_algbw_gb_per_s": {"gloo": 2.1, "nccl": 150},
+//   "allgather_busbw_gb_per_s": {...}, "allgather_algbw_gb_per_s": {...},           // by backend too
+//   "reducescatter_busbw_gb_per_s": {...}, "reducescatter_algbw_gb_per_s": {...},
 //   "loader_samples_per_s": {"mlp": {"0": 9e5, "1": 8e5, "2": 1.1e6}, ...},   // by worker count
 //   "train_step_samples_per_s": {"cpu": {"mlp": 2e4, "cnn": 900, "transformer": 60}, "cuda": {...}},
 //   "from": {"d2d_gb_per_s": "copy/d2d/bytes:1073741824/manual_time", ...},
@@ -31,7 +34,7 @@ namespace gpubench {
 // absent was not measured, and "skipped" (keyed by the dotted path) says why when the
 // benchmark ran and declined. Each value is the best over the sizes measured (a ceiling) of
 // the median over repetitions (so one lucky repetition does not raise it); "from" names
-// the benchmark run that set it. An all-reduce whose results were wrong never sets one.
+// the benchmark run that set it. A collective whose results were wrong never sets one.
 
 inline constexpr const char* kCeilingsFormat = "gpubench-ceilings";
 inline constexpr int kCeilingsFormatVersion = 1;
@@ -41,6 +44,13 @@ inline constexpr int kCeilingsFormatVersion = 1;
 // machine's GB/s, TFLOP/s or samples/s comes near it.
 inline constexpr double kMaxCeiling = 1e9;
 bool usable_ceiling(double value);
+
+// The collectives with bandwidth ceilings, named as gpubench-bench's benchmarks are
+// ("allreduce", "allgather", "reducescatter"): each has <name>_busbw_gb_per_s and
+// <name>_algbw_gb_per_s, keyed by backend (gloo, nccl), busbw and algbw as nccl-tests
+// defines them. Keys added to version 1 after all-reduce's (a reader that knows only
+// all-reduce refuses them as unknown).
+const std::vector<std::string>& collective_ceiling_names();
 
 // Reads and validates a ceilings file. Throws UsageError naming the file and what is wrong
 // (unreadable, not JSON, wrong format/version, unknown key, a value that is not a finite

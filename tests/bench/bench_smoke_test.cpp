@@ -5,6 +5,7 @@
 #include <iostream>
 #include <sstream>
 #include <string>
+#include <utility>
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
@@ -21,7 +22,8 @@ using nlohmann::json;
 // Small cases of every area; the CUDA ones skip here (no driver) in microseconds.
 constexpr const char* kFilter =
     "^(copy/h2d/pinned/bytes:4096|copy/d2d/bytes:4096|matmul/cpu/(fp32|bf16)/n:256|matmul/cuda/(fp16|fp8)/n:2048"
-    "|allreduce/gloo/bytes:(4096|65536)|allreduce/nccl/bytes:4096|loader/mlp/workers:[01]|train_step/(cpu|cuda)/mlp)/";
+    "|(allreduce|allgather|reducescatter)/gloo/bytes:(4096|65536)|(allreduce|allgather|reducescatter)/nccl/bytes:4096"
+    "|loader/mlp/workers:[01]|train_step/(cpu|cuda)/mlp)/";
 
 // For the shell: the paths and the filter hold no single quotes.
 std::string shell_quoted(const std::string& text) { return "'" + text + "'"; }
@@ -89,7 +91,7 @@ json BenchSmoke::output_ = json::object();
 TEST_F(BenchSmoke, ExitsZeroWithJsonAndContext) {
   EXPECT_EQ(exit_code_, 0);
   ASSERT_TRUE(output_.contains("benchmarks"));
-  EXPECT_EQ(output_["benchmarks"].size(), 13u);
+  EXPECT_EQ(output_["benchmarks"].size(), 19u);
   EXPECT_TRUE(output_["context"].contains("torch_threads"));
   EXPECT_TRUE(output_["context"].contains("torch_version"));
 }
@@ -107,22 +109,30 @@ TEST_F(BenchSmoke, CpuBenchmarksMeasuredSomething) {
   }
 }
 
-TEST_F(BenchSmoke, GlooAllReduceIsCheckedCorrectAcrossTwoProcesses) {
-  for (const char* name : {"allreduce/gloo/bytes:4096", "allreduce/gloo/bytes:65536"}) {
-    const json entry = find(name);
-    EXPECT_FALSE(entry.value("error_occurred", false)) << name << ": " << entry.value("error_message", std::string());
-    EXPECT_EQ(entry.value("correct", 0.0), 1.0) << name;
-    EXPECT_EQ(entry.value("ranks", 0.0), 2.0) << name;
-    EXPECT_GT(entry.value("busbw_gb_per_s", 0.0), 0.0) << name;
-    // 2 ranks: busbw = algbw * 2(n-1)/n = algbw.
-    EXPECT_DOUBLE_EQ(entry.value("busbw_gb_per_s", 0.0), entry.value("algbw_gb_per_s", -1.0)) << name;
+// Each collective over Gloo between this process and a peer process, checked in every
+// iteration; busbw is algbw x nccl-tests' bus factor: 2(n-1)/n = 1 for all-reduce, (n-1)/n
+// = 1/2 for all-gather and reduce-scatter, with 2 ranks.
+TEST_F(BenchSmoke, EveryGlooCollectiveIsCheckedCorrectAcrossTwoProcesses) {
+  for (const auto& [collective, bus_factor] : {std::pair<std::string, double>{"allreduce", 1.0},
+                                               {"allgather", 0.5}, {"reducescatter", 0.5}}) {
+    for (const std::string bytes : {"4096", "65536"}) {
+      const std::string name = collective + "/gloo/bytes:" + bytes;
+      const json entry = find(name);
+      EXPECT_FALSE(entry.value("error_occurred", false)) << name << ": " << entry.value("error_message", std::string());
+      EXPECT_EQ(entry.value("correct", 0.0), 1.0) << name;
+      EXPECT_EQ(entry.value("ranks", 0.0), 2.0) << name;
+      EXPECT_EQ(entry.value("size_bytes", 0.0), std::stod(bytes)) << name;
+      EXPECT_GT(entry.value("busbw_gb_per_s", 0.0), 0.0) << name;
+      EXPECT_DOUBLE_EQ(entry.value("busbw_gb_per_s", 0.0), entry.value("algbw_gb_per_s", -1.0) * bus_factor) << name;
+    }
   }
 }
 
 TEST_F(BenchSmoke, CudaBenchmarksSkipWithTheDriversReasonWhenThereIsNoDevice) {
   if (cuda_available()) GTEST_SKIP() << "this machine has a CUDA device";
   for (const char* name : {"copy/h2d/pinned/bytes:4096", "copy/d2d/bytes:4096", "matmul/cuda/fp16/n:2048", "matmul/cuda/fp8/n:2048",
-                           "allreduce/nccl/bytes:4096", "train_step/cuda/mlp"}) {
+                           "allreduce/nccl/bytes:4096", "allgather/nccl/bytes:4096", "reducescatter/nccl/bytes:4096",
+                           "train_step/cuda/mlp"}) {
     const json entry = find(name);
     EXPECT_TRUE(entry.value("error_occurred", false)) << name;
     EXPECT_EQ(entry.value("error_message", std::string()).rfind("no CUDA device: ", 0), 0u)
@@ -143,11 +153,15 @@ TEST_F(BenchSmoke, CeilingsFileHoldsTheCpuNumbersAndTheSkipReasons) {
   const json ceilings = load_ceilings(dir_ + "/ceilings.json");
   EXPECT_GT(find_ceiling(ceilings, "matmul_tflops.cpu.fp32").value_or(0), 0);
   EXPECT_GT(find_ceiling(ceilings, "matmul_tflops.cpu.bf16").value_or(0), 0);
-  EXPECT_GT(find_ceiling(ceilings, "allreduce_busbw_gb_per_s.gloo").value_or(0), 0);
+  for (const char* collective : {"allreduce", "allgather", "reducescatter"}) {
+    EXPECT_GT(find_ceiling(ceilings, std::string(collective) + "_busbw_gb_per_s.gloo").value_or(0), 0) << collective;
+    EXPECT_GT(find_ceiling(ceilings, std::string(collective) + "_algbw_gb_per_s.gloo").value_or(0), 0) << collective;
+  }
   EXPECT_GT(find_ceiling(ceilings, "loader_samples_per_s.mlp.1").value_or(0), 0);
   EXPECT_GT(find_ceiling(ceilings, "train_step_samples_per_s.cpu.mlp").value_or(0), 0);
   if (!cuda_available()) {
     EXPECT_EQ(ceilings["skipped"].value("h2d_pinned_gb_per_s", std::string()).rfind("no CUDA device: ", 0), 0u);
+    EXPECT_EQ(ceilings["skipped"].value("reducescatter_busbw_gb_per_s.nccl", std::string()).rfind("no CUDA device: ", 0), 0u);
   }
 }
 

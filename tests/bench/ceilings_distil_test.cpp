@@ -53,6 +53,13 @@ json canned_output() {
       // Wrong results (even without an error flag) never set a ceiling.
       entry("allreduce/gloo/bytes:65536/manual_time", {{"busbw_gb_per_s", 9.0}, {"algbw_gb_per_s", 9.0}, {"correct", 0}}),
       entry("allreduce/nccl/bytes:4096/manual_time", {{"busbw_gb_per_s", 50.0}, {"algbw_gb_per_s", 25.0}, {"correct", 0}}),
+      // All-gather and reduce-scatter as all-reduce: the best correct size, never a wrong one.
+      entry("allgather/gloo/bytes:4096/manual_time", {{"busbw_gb_per_s", 0.4}, {"algbw_gb_per_s", 0.8}, {"correct", 1}}),
+      entry("allgather/gloo/bytes:65536/manual_time", {{"busbw_gb_per_s", 1.1}, {"algbw_gb_per_s", 2.2}, {"correct", 1}}),
+      entry("reducescatter/gloo/bytes:4096/manual_time", {{"busbw_gb_per_s", 0.3}, {"algbw_gb_per_s", 0.6}, {"correct", 1}}),
+      entry("reducescatter/gloo/bytes:65536/manual_time", {{"busbw_gb_per_s", 7.0}, {"algbw_gb_per_s", 14.0}, {"correct", 0}}),
+      entry("reducescatter/nccl/bytes:4096/manual_time",
+            {{"error_occurred", true}, {"error_message", "reduce-scatter results wrong: 3 elements differ"}}),
       entry("loader/mlp/workers:0/real_time", {{"items_per_second", 1000.0}}),
       entry("loader/mlp/workers:2/real_time", {{"items_per_second", 3000.0}}),
       entry("train_step/cpu/mlp/real_time", {{"items_per_second", 20000.0}}),
@@ -88,6 +95,30 @@ TEST(DistilCeilings, WrongAllReduceResultsNeverSetACeiling) {
   EXPECT_NE(c["skipped"]["allreduce_busbw_gb_per_s.nccl"].get<std::string>().find("wrong"), std::string::npos);
   // A skipped size does not hide a good one of the same key.
   EXPECT_FALSE(c["skipped"].contains("allreduce_busbw_gb_per_s.gloo"));
+}
+
+TEST(DistilCeilings, AllGatherAndReduceScatterHaveCeilingsOfTheirOwnShapedAsAllReduces) {
+  const json c = distil_ceilings(canned_output());
+  EXPECT_DOUBLE_EQ(c["allgather_busbw_gb_per_s"]["gloo"].get<double>(), 1.1);
+  EXPECT_DOUBLE_EQ(c["allgather_algbw_gb_per_s"]["gloo"].get<double>(), 2.2);
+  EXPECT_EQ(c["from"]["allgather_busbw_gb_per_s.gloo"], "allgather/gloo/bytes:65536/manual_time");
+  // The wrong 64 KiB run (7.0) is not the ceiling; the correct 4 KiB one is.
+  EXPECT_DOUBLE_EQ(c["reducescatter_busbw_gb_per_s"]["gloo"].get<double>(), 0.3);
+  EXPECT_DOUBLE_EQ(c["reducescatter_algbw_gb_per_s"]["gloo"].get<double>(), 0.6);
+  EXPECT_FALSE(c["reducescatter_busbw_gb_per_s"].contains("nccl"));
+  EXPECT_EQ(c["skipped"]["reducescatter_busbw_gb_per_s.nccl"], "reduce-scatter results wrong: 3 elements differ");
+  // The all-reduce ceilings are where they were.
+  EXPECT_DOUBLE_EQ(c["allreduce_busbw_gb_per_s"]["gloo"].get<double>(), 1.5);
+  EXPECT_NO_THROW(validate_ceilings(c, "distilled"));
+}
+
+TEST(DistilCeilings, AWrongCollectiveResultNamesItsRun) {
+  json output = canned_output();
+  output["benchmarks"] = json::array(
+      {entry("allgather/gloo/bytes:4096/manual_time", {{"busbw_gb_per_s", 0.4}, {"algbw_gb_per_s", 0.8}, {"correct", 0}})});
+  const json c = distil_ceilings(output);
+  EXPECT_FALSE(c.contains("allgather_busbw_gb_per_s"));
+  EXPECT_EQ(c["skipped"]["allgather_busbw_gb_per_s.gloo"], "allgather results were wrong in allgather/gloo/bytes:4096/manual_time");
 }
 
 TEST(DistilCeilings, SkippedBenchmarksLeaveTheirReasonAndNoNumber) {

@@ -72,6 +72,27 @@ TEST_F(LoadCeilings, AcceptsAMinimalHandWrittenFile) {
   EXPECT_EQ(load_error(R"({"format": "gpubench-ceilings", "format_version": 1, "h2d_pinned_gb_per_s": 24.5})"), "");
 }
 
+// Each collective gpubench-bench measures has a busbw and an algbw ceiling per backend,
+// all-reduce's keys as before, all-gather's and reduce-scatter's in the same shape.
+TEST_F(LoadCeilings, ReadsTheBandwidthCeilingsOfEveryCollective) {
+  const std::string file = R"({"format": "gpubench-ceilings", "format_version": 1,
+    "allreduce_busbw_gb_per_s": {"gloo": 2.1, "nccl": 300}, "allreduce_algbw_gb_per_s": {"gloo": 2.1, "nccl": 150},
+    "allgather_busbw_gb_per_s": {"gloo": 1.2, "nccl": 280}, "allgather_algbw_gb_per_s": {"gloo": 2.4, "nccl": 320},
+    "reducescatter_busbw_gb_per_s": {"gloo": 0.9}, "reducescatter_algbw_gb_per_s": {"gloo": 1.8}})";
+  EXPECT_EQ(load_error(file), "");
+  const json c = load_ceilings(write("collectives.json", file));
+  EXPECT_DOUBLE_EQ(find_ceiling(c, "allgather_busbw_gb_per_s.nccl").value_or(0), 280);
+  EXPECT_DOUBLE_EQ(find_ceiling(c, "reducescatter_algbw_gb_per_s.gloo").value_or(0), 1.8);
+  const std::string head = R"({"format": "gpubench-ceilings", "format_version": 1, )";
+  EXPECT_NE(load_error(head + R"("reducescatter_busbw_gb_per_s": {"mpi": 3}})")
+                .find("unknown key 'reducescatter_busbw_gb_per_s.mpi', expected one of gloo,nccl"),
+            std::string::npos);
+  EXPECT_NE(load_error(head + R"("allgather_busbw_gb_per_s": {"gloo": 0}})").find("'allgather_busbw_gb_per_s.gloo' is 0"),
+            std::string::npos);
+  EXPECT_NE(load_error(head + R"("alltoall_busbw_gb_per_s": {"gloo": 1}})").find("unknown key 'alltoall_busbw_gb_per_s'"),
+            std::string::npos);
+}
+
 TEST_F(LoadCeilings, NamesTheFileAndTheProblem) {
   try {
     load_ceilings(dir_ + "/missing.json");

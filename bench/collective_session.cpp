@@ -1,16 +1,16 @@
-#include "bench/allreduce_session.h"
+#include "bench/collective_session.h"
 
 #include <iostream>
 #include <map>
 
-#include "bench/allreduce_command.h"
-#include "bench/allreduce_round.h"
+#include "bench/collective_command.h"
+#include "bench/collective_round.h"
 
 namespace gpubench::bench {
 namespace {
 
-std::map<std::string, std::unique_ptr<AllreduceSession>>& sessions() {
-  static std::map<std::string, std::unique_ptr<AllreduceSession>> live;
+std::map<std::string, std::unique_ptr<CollectiveSession>>& sessions() {
+  static std::map<std::string, std::unique_ptr<CollectiveSession>> live;
   return live;
 }
 
@@ -18,19 +18,19 @@ constexpr std::chrono::milliseconds kPeerExitGrace{5000};
 
 }  // namespace
 
-AllreduceSession::AllreduceSession(const std::string& backend, int world) : backend_(backend), world_(world) {
+CollectiveSession::CollectiveSession(const std::string& backend, int world) : backend_(backend), world_(world) {
   store_ = make_loopback_store(/*server=*/true, /*port=*/0);
   const std::string port = std::to_string(store_->getPort());
   for (int rank = 1; rank < world_; ++rank)
     peers_.push_back(std::make_unique<PeerProcess>(
-        std::vector<std::string>{kAllreducePeerFlag, backend_, port, std::to_string(rank), std::to_string(world_)}));
+        std::vector<std::string>{kCollectivePeerFlag, backend_, port, std::to_string(rank), std::to_string(world_)}));
   // Blocks until every peer joined, or kCollectiveTimeout (a peer that failed to start).
   group_ = make_collective_group(backend_, store_, 0, world_);
 }
 
-AllreduceSession::~AllreduceSession() {
+CollectiveSession::~CollectiveSession() {
   try {
-    AllreduceCommand stop;
+    CollectiveCommand stop;
     stop.stop = true;
     send_command(*store_, sequence_++, stop);
   } catch (const std::exception&) {
@@ -43,22 +43,23 @@ AllreduceSession::~AllreduceSession() {
     shutdown_group(group_);
 }
 
-void AllreduceSession::send_batch(std::int64_t bytes, std::int64_t iterations) {
-  AllreduceCommand command;
+void CollectiveSession::send_batch(const Collective& collective, std::int64_t bytes, std::int64_t iterations) {
+  CollectiveCommand command;
+  command.collective = collective.name;
   command.bytes = bytes;
   command.iterations = iterations;
   send_command(*store_, sequence_++, command);
 }
 
-AllreduceSession& AllreduceSession::get(const std::string& backend) {
+CollectiveSession& CollectiveSession::get(const std::string& backend) {
   auto& live = sessions();
   auto found = live.find(backend);
   if (found == live.end())
-    found = live.emplace(backend, std::make_unique<AllreduceSession>(backend, backend_world_size(backend))).first;
+    found = live.emplace(backend, std::make_unique<CollectiveSession>(backend, backend_world_size(backend))).first;
   return *found->second;
 }
 
-void AllreduceSession::discard(const std::string& backend) {
+void CollectiveSession::discard(const std::string& backend) {
   auto& live = sessions();
   const auto found = live.find(backend);
   if (found == live.end()) return;
@@ -68,31 +69,31 @@ void AllreduceSession::discard(const std::string& backend) {
   live.erase(found);
 }
 
-void shutdown_allreduce_sessions() { sessions().clear(); }
+void shutdown_collective_sessions() { sessions().clear(); }
 
-int run_allreduce_peer(const std::vector<std::string>& arguments) {
+int run_collective_peer(const std::vector<std::string>& arguments) {
   try {
     if (arguments.size() != 4)
-      throw std::invalid_argument("expected: " + std::string(kAllreducePeerFlag) + " BACKEND PORT RANK WORLD");
+      throw std::invalid_argument("expected: " + std::string(kCollectivePeerFlag) + " BACKEND PORT RANK WORLD");
     const std::string& backend = arguments[0];
     const auto port = static_cast<std::uint16_t>(std::stoi(arguments[1]));
     const int rank = std::stoi(arguments[2]), world = std::stoi(arguments[3]);
     const torch::Device device = backend_device(backend, rank);
-    at::set_num_threads(1);  // as rank 0 does while it measures (allreduce_bench.cpp says why)
+    at::set_num_threads(1);  // as rank 0 does while it measures (collective_bench.cpp says why)
     auto store = make_loopback_store(/*server=*/false, port);
     auto group = make_collective_group(backend, store, rank, world);
     for (std::int64_t sequence = 0;; ++sequence) {
-      const AllreduceCommand command = receive_command(*store, sequence);
+      const CollectiveCommand command = receive_command(*store, sequence);
       if (command.stop) {
         shutdown_group(group);
         return 0;
       }
-      AllreduceRound round(*group, rank, world, command.bytes, device);
+      CollectiveRound round(collective_named(command.collective), *group, rank, world, command.bytes, device);
       for (std::int64_t i = 0; i < command.iterations; ++i) round.run_one();
       round.wrong_elements_all_ranks();
     }
   } catch (const std::exception& error) {
-    std::cerr << "gpubench-bench all-reduce peer: " << error.what() << "\n";
+    std::cerr << "gpubench-bench collective peer: " << error.what() << "\n";
     return 1;
   }
 }

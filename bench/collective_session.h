@@ -6,33 +6,35 @@
 #include <torch/torch.h>
 
 #include "bench/collective_group.h"
+#include "bench/collectives.h"
 #include "bench/peer_process.h"
 
 namespace gpubench::bench {
 
-// The hidden command line a peer is started with; main() hands it to run_allreduce_peer.
-constexpr const char* kAllreducePeerFlag = "--gpubench-allreduce-peer";
+// The hidden command line a peer is started with; main() hands it to run_collective_peer.
+constexpr const char* kCollectivePeerFlag = "--gpubench-collective-peer";
 
-// Rank 0's end of an all-reduce group: the store, the group, and the peer processes that
-// are ranks 1..world-1. Started on first use by a backend's benchmarks and kept for all
-// of them (the rendezvous costs about a second); torn down by shutdown_allreduce_sessions.
-class AllreduceSession {
+// Rank 0's end of a backend's collective group: the store, the group, and the peer
+// processes that are ranks 1..world-1. Started on first use by a backend's benchmarks and
+// kept for all of them, of every collective (the rendezvous costs about a second); torn
+// down by shutdown_collective_sessions.
+class CollectiveSession {
  public:
   // The live session for `backend`, started if needed. Throws when it cannot start.
-  static AllreduceSession& get(const std::string& backend);
+  static CollectiveSession& get(const std::string& backend);
   // After a failure mid-batch the ranks are out of step: kill the peers, start afresh next time.
   static void discard(const std::string& backend);
 
   CollectiveGroup& group() { return *group_; }
   int world() const { return world_; }
-  // Tells the peers to run `iterations` all-reduces of `bytes` next.
-  void send_batch(std::int64_t bytes, std::int64_t iterations);
+  // Tells the peers to run `iterations` of `collective` (collectives.h) at `bytes` next.
+  void send_batch(const Collective& collective, std::int64_t bytes, std::int64_t iterations);
   torch::Device device() const { return backend_device(backend_, 0); }
 
-  AllreduceSession(const std::string& backend, int world);
-  ~AllreduceSession();  // tells the peers to stop, waits (bounded), kills what is left
-  AllreduceSession(const AllreduceSession&) = delete;
-  AllreduceSession& operator=(const AllreduceSession&) = delete;
+  CollectiveSession(const std::string& backend, int world);
+  ~CollectiveSession();  // tells the peers to stop, waits (bounded), kills what is left
+  CollectiveSession(const CollectiveSession&) = delete;
+  CollectiveSession& operator=(const CollectiveSession&) = delete;
 
  private:
   std::string backend_;
@@ -47,10 +49,10 @@ class AllreduceSession {
 };
 
 // Ends every session; main() calls it after the benchmarks ran.
-void shutdown_allreduce_sessions();
+void shutdown_collective_sessions();
 
 // A peer's whole life: join the group named by `arguments` (backend, port, rank, world),
 // then run whatever batches rank 0 sends until it says stop. Returns the exit code.
-int run_allreduce_peer(const std::vector<std::string>& arguments);
+int run_collective_peer(const std::vector<std::string>& arguments);
 
 }  // namespace gpubench::bench
