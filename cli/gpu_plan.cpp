@@ -30,7 +30,7 @@ MachineCapabilities with_assumed_gpus(MachineCapabilities machine, const Assumed
 
 GpuFit plan_gpu_fit(const Config& config, const RunSettings& settings, const AssumedGpus& gpus) {
   GpuFit fit;
-  const auto workload = make_workload(config.workload);
+  const auto workload = make_workload_for(config);
   fit.micro_batch = resolve_sizes(config, settings).batch_size;
   fit.estimate_bytes = estimate_at(*workload, config, fit.micro_batch);
   const double usable = kPlannedGpuShare * gpus.bytes_each;

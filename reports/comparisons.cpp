@@ -135,6 +135,15 @@ nlohmann::json compare_rows(const std::string& kind, const nlohmann::json& base,
   return comparison;
 }
 
+// Rows of one sequence length, or of workloads without one: samples of two lengths are not
+// the same work (a decoder's CPU row trains a shorter default sequence than its GPU row).
+bool same_sequence(const nlohmann::json& a, const nlohmann::json& b) {
+  const auto length = [](const nlohmann::json& row) {
+    return row.value("workload", nlohmann::json::object()).value("seq_len", nlohmann::json());
+  };
+  return length(a) == length(b);
+}
+
 nlohmann::json compute_comparisons(const nlohmann::json& results) {
   nlohmann::json comparisons = nlohmann::json::array();
   for (const auto& row : results) {
@@ -142,7 +151,8 @@ nlohmann::json compute_comparisons(const nlohmann::json& results) {
     const auto config = parsed(row);
     if (!config) continue;
     for (const auto& [kind, baseline_id] : baselines_of(*config))
-      if (const auto* base = find_ok(results, baseline_id)) comparisons.push_back(compare_rows(kind, *base, row));
+      if (const auto* base = find_ok(results, baseline_id); base && same_sequence(*base, row))
+        comparisons.push_back(compare_rows(kind, *base, row));
   }
   return comparisons;
 }

@@ -239,6 +239,7 @@ DecoderLmSpec read_config_model(const std::string& name, const std::string& path
     if (probe.memory_estimate(bf16, batch)->device_total() <= kGpuShare * kSizedForGpuBytes) break;
   }
   spec.cpu_batch = 1;
+  set_cpu_sequence(spec, seq_len.has_value());
   spec.definition["gpu_batch_reason"] = "the largest power of two up to 64 whose estimate (weights, gradients, Adam, bf16 "
                                         "activations, logits) is at most 60% of an 80 GB GPU";
   return spec;

@@ -155,6 +155,22 @@ MemoryEstimate decoder_memory_estimate(const Config& config, std::int64_t batch,
   return estimate;
 }
 
+std::unique_ptr<Workload> DecoderLmWorkload::on_device(DeviceKind device) const {
+  if (device != DeviceKind::Cpu || spec_.cpu_seq_len <= 0 || spec_.cpu_seq_len == spec_.seq_len) return nullptr;
+  DecoderLmSpec cpu = spec_;
+  cpu.seq_len = spec_.cpu_seq_len;
+  cpu.seq_len_reason = spec_.cpu_seq_len_reason;
+  return std::make_unique<DecoderLmWorkload>(std::move(cpu));
+}
+
+void set_cpu_sequence(DecoderLmSpec& spec, bool requested) {
+  if (requested || spec.seq_len <= kCpuDefaultSequence) return;
+  spec.cpu_seq_len = kCpuDefaultSequence;
+  spec.cpu_seq_len_reason = "on a CPU " + std::to_string(kCpuDefaultSequence) + " tokens of the GPU rows' " +
+                            std::to_string(spec.seq_len) + " (" + spec.seq_len_reason +
+                            "), so a step takes seconds and a preset measures its spread: --seq-len to change it";
+}
+
 std::optional<MemoryEstimate> DecoderLmWorkload::memory_estimate(const Config& config, std::int64_t batch_size) const {
   DecoderSizes sizes{spec_.parameters, spec_.seq_len, spec_.hidden, spec_.heads, spec_.layers, spec_.vocab};
   sizes.layout = spec_.family == "llama" ? DecoderLayout::Llama : DecoderLayout::Gpt2;
@@ -193,6 +209,7 @@ std::unique_ptr<Workload> make_llama_workload(std::optional<std::int64_t> seq_le
                                                 "~54 GB of an 80 GB GPU (workloads/README.md)";
   spec.gpu_batch = 4;
   spec.cpu_batch = 1;
+  set_cpu_sequence(spec, seq_len.has_value());
   spec.definition["definition"] =
       "Llama-3.2-1B's shape (meta-llama/Llama-3.2-1B config.json): 16 layers, hidden 2048, 32 heads, 8 KV heads, "
       "head_dim 64, SwiGLU 8192, RMSNorm eps 1e-5, RoPE theta 500000 with llama3 scaling, tied embeddings, vocab "

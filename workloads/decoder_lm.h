@@ -23,6 +23,10 @@ struct DecoderLmSpec {
   std::int64_t root_parameters = 0;  // embeddings, head, final norm: what no layer holds (the root unit)
   std::int64_t intermediate = 0, kv_width = 0;  // the MLP's width, key/value heads x head_dim
   std::int64_t seq_len = 0;
+  // A CPU config's sequence when it is shorter (0: seq_len): a step of a real-scale decoder
+  // at 2048 tokens takes 10-20 s on a CPU, one step a preset, no spread.
+  std::int64_t cpu_seq_len = 0;
+  std::string cpu_seq_len_reason;
   std::int64_t gpu_batch = 1, cpu_batch = 1;
   std::int64_t base_samples = 2048;
   bool real_scale = true;
@@ -51,6 +55,7 @@ class DecoderLmWorkload final : public Workload {
   WorkloadTraits traits() const override;
   std::optional<MemoryEstimate> memory_estimate(const Config& config, std::int64_t batch_size) const override;
   std::optional<std::int64_t> declared_parameters() const override { return spec_.parameters; }
+  std::unique_ptr<Workload> on_device(DeviceKind device) const override;
 
  private:
   DecoderLmSpec spec_;
@@ -94,6 +99,14 @@ struct DecoderSizes {
   std::int64_t root_parameters = 0;
 };
 MemoryEstimate decoder_memory_estimate(const Config& config, std::int64_t batch, const DecoderSizes& sizes);
+
+// A decoder's default sequence on a CPU, where --seq-len does not set one: the config's
+// context up to this (a step of a 135M-1B model in a second or a few, so a preset measures
+// its spread), stated in the row's seq_len_reason.
+inline constexpr std::int64_t kCpuDefaultSequence = 128;
+// `spec` with its CPU sequence set from its (device-independent) seq_len, unless --seq-len
+// chose it.
+void set_cpu_sequence(DecoderLmSpec& spec, bool requested);
 
 // What a training process holds besides its tensors on a CPU: LibTorch's libraries and its
 // heap (~0.4 GiB resident at a run's start here), counted in a CPU estimate's workspace.

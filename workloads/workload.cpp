@@ -48,6 +48,12 @@ std::unique_ptr<Workload> make_workload(const std::string& name) {
   throw UsageError("workload '" + name + "' is unknown: expected " + known + " (or a --model NAME=PATH)");
 }
 
+std::unique_ptr<Workload> make_workload_for(const Config& config) {
+  std::unique_ptr<Workload> workload = make_workload(config.workload);
+  if (std::unique_ptr<Workload> there = workload->on_device(config.device)) return there;
+  return workload;
+}
+
 Model Workload::make_model_with(const ModelTechniques& techniques) const {
   const WorkloadTraits offered = traits();
   if (techniques.checkpoint && !offered.segments) throw std::invalid_argument(name() + " has no blocks to checkpoint");

@@ -75,6 +75,9 @@ class Workload {
   // The model's parameter count where it is known without building the model (a 1.2B
   // model takes seconds and gigabytes to build); nullopt: small enough not to matter.
   virtual std::optional<std::int64_t> declared_parameters() const { return std::nullopt; }
+  // This workload as a config on `device` trains it, where that differs (the decoder LMs
+  // train a shorter default sequence on a CPU); nullptr: this workload as it is.
+  virtual std::unique_ptr<Workload> on_device(DeviceKind device) const { return nullptr; }
   // What a config at this micro-batch needs in memory, where the workload knows (nullopt:
   // it does not say; nothing is refused on its account).
   virtual std::optional<MemoryEstimate> memory_estimate(const Config& config, std::int64_t batch_size) const {
@@ -87,6 +90,9 @@ class Workload {
 torch::Tensor next_token_loss(const torch::Tensor& logits, const torch::Tensor& targets);
 
 std::unique_ptr<Workload> make_workload(const std::string& name);  // throws UsageError
+// The workload as `config` trains it: make_workload(config.workload) on config.device
+// (Workload::on_device). What runs, estimates and reports a config uses this.
+std::unique_ptr<Workload> make_workload_for(const Config& config);
 // The built-in workloads, then the run's --model ones (workloads/model_registry.h).
 std::vector<std::string> workload_names();
 const std::vector<std::string>& builtin_workload_names();

@@ -200,7 +200,7 @@ void prepare(PreparedConfig& c) {
   const RunSettings& settings = *c.settings;
   c.threads = threads_for(c.config, settings);
   torch::manual_seed(settings.seed);
-  c.workload = make_workload(c.config.workload);
+  c.workload = make_workload_for(c.config);
   c.sizes = resolve_sizes(c.config, settings);
   c.sizes.warmup = warmup_steps_for(c.config, c.sizes.warmup);
   Dataset dataset = load_dataset(c);

@@ -12,7 +12,7 @@ constexpr double kGiB = 1024.0 * 1024 * 1024;
 
 std::optional<MemoryEstimate> estimate_of(const Config& config, const RunSettings& settings) {
   const ResolvedSizes sizes = resolve_sizes(config, settings);
-  return make_workload(config.workload)->memory_estimate(config, sizes.batch_size);
+  return make_workload_for(config)->memory_estimate(config, sizes.batch_size);
 }
 
 std::string parts(const MemoryEstimate& e) {

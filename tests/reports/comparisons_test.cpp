@@ -52,6 +52,17 @@ TEST(Comparisons, SpeedupAndMemoryRatioForEveryPairThatRan) {
   EXPECT_DOUBLE_EQ(comparisons[2]["memory_ratio"].get<double>(), 1.2);
 }
 
+// A decoder's CPU row trains a shorter default sequence than its GPU row: samples of two
+// lengths are not the same work, so gpu_vs_cpu is not computed between them.
+TEST(Comparisons, RowsOfDifferentSequenceLengthsAreNotCompared) {
+  nlohmann::json cpu = row("smol/cpu/fp32", "ok", 2, 200), gpu = row("smol/cuda/fp32/pinned", "ok", 40, 900, 50);
+  cpu["workload"]["seq_len"] = 256;
+  gpu["workload"]["seq_len"] = 2048;
+  EXPECT_TRUE(compute_comparisons(nlohmann::json{cpu, gpu}).empty());
+  cpu["workload"]["seq_len"] = 2048;
+  EXPECT_EQ(compute_comparisons(nlohmann::json{cpu, gpu}).size(), 1u) << "one length: compared";
+}
+
 TEST(Comparisons, PairsStayWithinTheirWorkload) {
   const nlohmann::json results = {row("mlp/cpu/fp32", "ok", 1000, 200), row("cnn/cpu/bf16", "ok", 250, 100)};
   EXPECT_TRUE(compute_comparisons(results).empty());

@@ -149,6 +149,22 @@ TEST(LlamaWorkload, TheBuiltInOneBModelStartsNearTheUniformLoss) {
 }
 
 // nanoGPT's convention per token: 6 N + 12 L H Q T, with N the tied model's parameters.
+// A CPU config trains 128 tokens of the GPU rows' 2048, saying so: a step takes seconds,
+// not tens of them, and a preset measures its spread.
+TEST(LlamaWorkload, ACpuConfigTrainsAShorterDefaultSequenceAndSaysSo) {
+  const auto cpu = make_workload_for(Config::parse("llama/cpu/fp32"));
+  const auto gpu = make_workload_for(Config::parse("llama/cuda/amp-bf16/pinned"));
+  EXPECT_EQ(cpu->tokens_per_sample(), kCpuDefaultSequence);
+  EXPECT_EQ(gpu->tokens_per_sample(), 2048);
+  EXPECT_NE(cpu->describe()["seq_len_reason"].get<std::string>().find("on a CPU 128 tokens of the GPU rows' 2048"),
+            std::string::npos);
+  EXPECT_LT(cpu->forward_macs_per_sample(), gpu->forward_macs_per_sample() / 15);
+  const auto cpu_estimate = cpu->memory_estimate(Config::parse("llama/cpu/fp32"), 1);
+  const auto at_2048 = gpu->memory_estimate(Config::parse("llama/cpu/fp32"), 1);
+  ASSERT_TRUE(cpu_estimate && at_2048);
+  EXPECT_LT(cpu_estimate->activations, at_2048->activations / 15);
+}
+
 TEST(LlamaWorkload, FlopsAreNanoGptsConvention) {
   const auto workload = make_llama_workload(2048);
   const double per_token = static_cast<double>(workload->forward_macs_per_sample()) * 6 / 2048;
