@@ -31,9 +31,9 @@ MemoryEstimate per_rank_estimate(const MemoryEstimate& single, const Config& con
     default:
       break;
   }
-  // On a CPU the heap (--host-malloc retain) keeps a freed whole-unit buffer of the
-  // sharded modes' gathers and reductions for the next (measured: a 56M Llama's fsdp-2
-  // and zero2-2 ranks held 1.01-1.05x of the estimate without it).
+  // On a CPU, Gloo's reduce-scatter all-reduces a flat copy of its input (c10d in torch
+  // 2.11 has no reduce-scatter of its own there): one more whole unit (measured: a 56M
+  // Llama's fsdp-2 and zero2-2 ranks held 1.01-1.05x of the estimate without it).
   if (config.sharded() && config.device == DeviceKind::Cpu) rank.buffers += unit;
   return rank;
 }

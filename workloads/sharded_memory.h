@@ -11,7 +11,7 @@
 // unit's gradients; zero2 and fsdp a unit's whole gradients before the copy) and fsdp's
 // gathered parameters: the root unit through the step and two units at once (the one
 // computing, the next prefetched), the root's whole gradients through backward; on a CPU
-// one more unit the heap keeps. The activations, logits and workspace are a
+// one more unit, the copy Gloo's reduce-scatter makes. The activations, logits and workspace are a
 // micro-batch's, as for one process.
 #include <cstdint>
 

@@ -268,6 +268,11 @@ std::optional<DdpSession::Gathered> DdpSession::gather(const std::vector<double>
         comm_volume_json(gathered.ddp.value("collectives_per_step", nlohmann::json::object()), volume_config,
                          static_cast<double>(trainable_bytes(parameters)),
                          sharded_ ? static_cast<double>(sharded_->kept_for_backward_bytes()) : 0.0);
+    if (sharded_ && backend_ == "gloo")
+      gathered.ddp["comm_volume"]["backend_note"] =
+          "Gloo's reduce-scatter (c10d, torch 2.11) all-reduces a flat copy of its input and keeps this rank's "
+          "chunk: it moves an all-reduce's 2(N-1)/N of its size, not (N-1)/N, and holds one more copy; the bytes and "
+          "the theory here count what the mode needs (NCCL's reduce-scatter)";
     if (sharded_) {
       gathered.ddp["sharding"] = sharded_->describe();
       // Its gradient reductions a step: one reduce-scatter a unit.
