@@ -27,6 +27,7 @@
 #include "workloads/model_flops.h"
 #include "harness/run/probe_assembly.h"
 #include "harness/run/rank_state.h"
+#include "harness/run/row_parts.h"
 #include "harness/run/step_timing.h"
 #include "harness/run/trainer.h"
 #include "core/stats/ratio_interval.h"
@@ -38,30 +39,6 @@
 namespace gpubench {
 namespace {
 
-nlohmann::json loss_json(const std::vector<double>& losses, int warmup) {
-  nlohmann::json loss = {{"first", losses.front()}, {"last", losses.back()}, {"curve", losses}};
-  // Mean of the first and last quarter of steps: single steps are noisy, these are not.
-  const std::size_t quarter = std::max<std::size_t>(1, losses.size() / 4);
-  double head = 0, tail = 0;
-  for (std::size_t i = 0; i < quarter; ++i) {
-    head += losses[i];
-    tail += losses[losses.size() - 1 - i];
-  }
-  loss["first_quarter_mean"] = head / static_cast<double>(quarter);
-  loss["last_quarter_mean"] = tail / static_cast<double>(quarter);
-  loss["fell"] = tail < head;
-  loss["warmup_steps"] = warmup;
-  return loss;
-}
-
-// Why an --overhead result has no CUPTI level, or why its CUPTI level measured nothing.
-std::string cupti_overhead_note(const Config& config, const RunSettings& settings, const CuptiCollector* cupti) {
-  if (config.device != DeviceKind::Cuda) return "CUPTI traces GPU activity: not measured on a CPU config";
-  if (!settings.cupti) return "CUPTI off (--no-cupti): not measured";
-  if (cupti && cupti->state() != CuptiCollector::State::Done)
-    return "CUPTI did not collect (" + cupti->reason() + "): its level ran without it";
-  return "";
-}
 
 // Adam lr 1e-3 for every workload: LibTorch's per-parameter loop, or one multi-tensor pass
 // (the adam-foreach and adam-fused variants).
@@ -306,16 +283,6 @@ nlohmann::json describe_run(const PreparedConfig& c, const TrainingRun& run) {
   return result;
 }
 
-// Model FLOPs of the workload (workloads/model_flops.h): per sample, and per step of the
-// global batch (so --batch-size changes it).
-nlohmann::json flops_json(const Workload& workload, double global_batch) {
-  const std::int64_t forward_macs = workload.forward_macs_per_sample();
-  const auto per_sample = static_cast<double>(training_flops(forward_macs));
-  return {{"forward_per_sample", static_cast<double>(forward_macs * kFlopsPerMac)},
-          {"training_per_sample", per_sample},
-          {"training_per_step", per_sample * global_batch},
-          {"convention", workload.flops_convention()}};
-}
 
 // The seed's pitfall: a parameter or batch left behind on another device still trains,
 // just slowly. Checked, not assumed.

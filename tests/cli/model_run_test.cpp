@@ -115,8 +115,9 @@ TEST(ModelRun, LlamaOnAMachineTooSmallIsSkippedWithItsEstimate) {
   const auto list = run_command(std::string(GPUBENCH_EXE) + " --list --matrix llama/cpu/fp32");
   ASSERT_EQ(list.exit_code, 0) << list.output;
   if (list.output.find("runs here") != std::string::npos) GTEST_SKIP() << "this machine holds ~40 GiB free: " << list.output;
-  EXPECT_NE(list.output.find("skip: needs ~39.8 GiB of host memory (weights, gradients and Adam state 18.4 GiB"),
-            std::string::npos)
+  // At a CPU's 128 tokens (workloads/decoder_lm.h): its states alone nearly fill 24 GiB.
+  EXPECT_NE(list.output.find("skip: needs ~"), std::string::npos) << list.output;
+  EXPECT_NE(list.output.find(" GiB of host memory (weights, gradients and Adam state 18.4 GiB"), std::string::npos)
       << list.output;
 }
 
@@ -183,7 +184,7 @@ TEST(ModelRun, AWideMlpLlamaIsHeldToItsEstimate) {
   for (const std::string heap : {"retain", "glibc"}) {
     const std::string out = dir + "/" + heap + ".json";
     const auto run = run_command(std::string(GPUBENCH_EXE) + " --model wide=" + dir + " --weights random --matrix "
-                                 "wide/cpu/fp32 --steps 3 --warmup 1 --threads 1 --checkpoint-check off --host-malloc " +
+                                 "wide/cpu/fp32 --seq-len wide=256 --steps 3 --warmup 1 --threads 1 --checkpoint-check off --host-malloc " +
                                  heap + " --format json --out " + out + " > /dev/null");
     ASSERT_EQ(run.exit_code, 0) << run.output;
     const nlohmann::json row = test_support::read_json(out)["results"][0];

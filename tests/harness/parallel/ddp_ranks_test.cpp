@@ -16,20 +16,17 @@
 namespace gpubench {
 namespace {
 
+using test_support::kProcessDeadline_s;
 using test_support::read_text;
+using test_support::relative_difference;
 using test_support::spawn_with_env;
 using test_support::wait_with_deadline;
 
-constexpr double kProcessDeadline_s = 180;  // a loaded 2-core machine starts LibTorch slowly
 
 std::vector<torch::Tensor> load(const std::string& path) {
   std::vector<torch::Tensor> tensors;
   torch::load(tensors, path);
   return tensors;
-}
-
-double relative_difference(const torch::Tensor& a, const torch::Tensor& b) {
-  return (a - b).norm().item<double>() / b.norm().item<double>();
 }
 
 class DdpRanks : public ::testing::Test {

@@ -15,6 +15,8 @@
 #include <thread>
 #include <vector>
 
+#include <torch/torch.h>
+
 extern char** environ;
 
 namespace gpubench::test_support {
@@ -55,6 +57,14 @@ inline int wait_with_deadline(pid_t pid, double seconds) {
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
   }
   return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+// A rank's process may take this long on a loaded 2-core machine (LibTorch starts slowly).
+constexpr double kProcessDeadline_s = 180;
+
+// |a - b| / |b| over whole tensors: how far two runs' parameters ended apart.
+inline double relative_difference(const torch::Tensor& a, const torch::Tensor& b) {
+  return (a - b).norm().item<double>() / b.norm().item<double>();
 }
 
 inline std::string read_text(const std::string& path) {

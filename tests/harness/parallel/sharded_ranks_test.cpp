@@ -17,11 +17,12 @@
 namespace gpubench {
 namespace {
 
+using test_support::kProcessDeadline_s;
 using test_support::read_text;
+using test_support::relative_difference;
 using test_support::spawn_with_env;
 using test_support::wait_with_deadline;
 
-constexpr double kProcessDeadline_s = 180;  // a loaded 2-core machine starts LibTorch slowly
 // Adam divides by |g| on its first steps, which turns the reductions' different summation
 // order (all-reduce against reduce-scatter, over 3 ranks) into relative parameter
 // differences measured at ~1e-7 here; the bound leaves an order of magnitude.
@@ -68,10 +69,6 @@ class ShardedRanks : public ::testing::Test {
   int port_ = 0;
   int runs_ = 0;
 };
-
-double relative_difference(const torch::Tensor& a, const torch::Tensor& b) {
-  return (a - b).norm().item<double>() / b.norm().item<double>();
-}
 
 void expect_trains_as(const RanksRun& sharded, const RanksRun& ddp, const std::string& what) {
   ASSERT_EQ(sharded.losses.numel(), ddp.losses.numel()) << what;
