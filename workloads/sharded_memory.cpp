@@ -35,6 +35,9 @@ MemoryEstimate per_rank_estimate(const MemoryEstimate& single, const Config& con
   // 2.11 has no reduce-scatter of its own there): one more whole unit (measured: a 56M
   // Llama's fsdp-2 and zero2-2 ranks held 1.01-1.05x of the estimate without it).
   if (config.sharded() && config.device == DeviceKind::Cpu) rank.buffers += unit;
+  // The round trip gathers the whole state to rank 0 first: Adam's two moments (8 bytes a
+  // parameter), and fsdp's whole parameters (4), beside the second model and optimizer.
+  if (config.sharded()) rank.checkpoint += (config.parallel == ParallelMode::Fsdp ? 12 : 8) * psi;
   return rank;
 }
 

@@ -12,7 +12,8 @@
 // gathered parameters: the root unit through the step and two units at once (the one
 // computing, the next prefetched), the root's whole gradients through backward; on a CPU
 // one more unit, the copy Gloo's reduce-scatter makes. The activations, logits and workspace are a
-// micro-batch's, as for one process.
+// micro-batch's, as for one process. The checkpoint round trip's share (rank 0's) also
+// holds the gathered whole state: Adam's moments (8Ψ) and, fsdp, the parameters (4Ψ).
 #include <cstdint>
 
 #include "core/config/config.h"

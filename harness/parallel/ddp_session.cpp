@@ -12,6 +12,7 @@
 
 #include "harness/parallel/comm_volume.h"
 #include "harness/parallel/launch_store.h"
+#include "harness/parallel/parameter_digest.h"
 
 namespace gpubench {
 namespace {
@@ -199,18 +200,6 @@ void DdpSession::agree_on_found_inf(torch::Tensor& found_inf) {
   }
 }
 
-std::string DdpSession::parameter_digest(const std::vector<torch::Tensor>& parameters) {
-  std::uint64_t hash = 14695981039346656037ULL;
-  for (const auto& parameter : parameters) {
-    const torch::Tensor host = parameter.detach().to(torch::kCPU).contiguous();
-    const auto* bytes = static_cast<const unsigned char*>(host.data_ptr());
-    for (std::size_t i = 0; i < host.nbytes(); ++i) hash = (hash ^ bytes[i]) * 1099511628211ULL;
-  }
-  char text[17];
-  std::snprintf(text, sizeof(text), "%016llx", static_cast<unsigned long long>(hash));
-  return text;
-}
-
 std::optional<DdpSession::Gathered> DdpSession::gather(const std::vector<double>& step_ms,
                                                        const std::vector<double>& losses, std::size_t shard_samples,
                                                        const std::vector<torch::Tensor>& parameters,
@@ -223,8 +212,10 @@ std::optional<DdpSession::Gathered> DdpSession::gather(const std::vector<double>
                          {"shard_samples", shard_samples},
                          {"step_ms", step_ms},
                          {"losses", losses},
-                         {"parameter_digest", parameter_digest(parameters)},
                          {"samples", recorder_->samples()}};
+  // A sharded run hashes its whole model unit by unit as it gathers it (rank_extra's digest).
+  mine["parameter_digest"] = rank_extra.contains("parameter_digest") ? rank_extra.at("parameter_digest").get<std::string>()
+                                                                      : parameter_digest(parameters);
   mine.update(rank_extra);
   if (settings_.device.is_cuda())
     if (const char* visible = std::getenv("CUDA_VISIBLE_DEVICES")) mine["cuda_visible_devices"] = visible;

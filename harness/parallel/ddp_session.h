@@ -81,14 +81,11 @@ class DdpSession {
   // fingerprinted (parameter_digest) so rank 0 can say whether every rank ended with the
   // same model (result["ddp"]["final_parameters_identical"]): the reduction and the
   // optimizer must keep them equal. `rank_extra`: more of this rank's numbers for its
-  // per_rank entry (its memory).
+  // per_rank entry (its memory; a sharded run's digest, made as it gathered its units).
   std::optional<Gathered> gather(const std::vector<double>& step_ms, const std::vector<double>& losses,
                                  std::size_t shard_samples, const std::vector<torch::Tensor>& parameters,
                                  const nlohmann::json& rank_extra = nlohmann::json::object());
 
-  // A 64-bit FNV-1a hash of the parameters' bytes (copied to the host, contiguous), in hex:
-  // equal only for bitwise-equal parameters.
-  static std::string parameter_digest(const std::vector<torch::Tensor>& parameters);
 
  private:
   DdpSession(DdpSettings settings, LaunchEnv env);

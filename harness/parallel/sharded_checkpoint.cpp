@@ -2,7 +2,8 @@
 
 namespace gpubench {
 
-std::unique_ptr<torch::optim::Adam> consolidated_adam(ShardedDataParallel& sharded, torch::optim::Adam& sharded_optimizer) {
+std::unique_ptr<torch::optim::Adam> consolidated_adam(ShardedDataParallel& sharded, torch::optim::Adam& sharded_optimizer,
+                                                      bool keep) {
   torch::NoGradGuard no_grad;
   const auto& shards = sharded_optimizer.param_groups().at(0).params();
   const auto& options = static_cast<const torch::optim::AdamOptions&>(sharded_optimizer.param_groups().at(0).options());
@@ -22,8 +23,9 @@ std::unique_ptr<torch::optim::Adam> consolidated_adam(ShardedDataParallel& shard
     exp_avg_sqs.push_back(state.exp_avg_sq());
     step = state.step();
   }
-  const auto means = sharded.gather_member_values(exp_avgs);
-  const auto squares = sharded.gather_member_values(exp_avg_sqs);
+  const auto means = sharded.gather_member_values(exp_avgs, keep);
+  const auto squares = sharded.gather_member_values(exp_avg_sqs, keep);
+  if (!keep) return nullptr;
   auto adam = std::make_unique<torch::optim::Adam>(sharded.parameters(), options);
   if (!stepped) return adam;
   const ShardLayout& layout = sharded.layout();
@@ -32,8 +34,9 @@ std::unique_ptr<torch::optim::Adam> consolidated_adam(ShardedDataParallel& shard
       const torch::Tensor& parameter = sharded.parameters()[layout.units[unit].members[slot]];
       auto state = std::make_unique<torch::optim::AdamParamState>();
       state->step(step);
-      state->exp_avg(means[unit][slot].clone());  // keeps the parameter's strides
-      state->exp_avg_sq(squares[unit][slot].clone());
+      // Views of the gathered unit, shaped and strided as the parameter: no second copy.
+      state->exp_avg(means[unit][slot]);
+      state->exp_avg_sq(squares[unit][slot]);
       adam->state()[parameter.unsafeGetTensorImpl()] = std::move(state);
     }
   return adam;

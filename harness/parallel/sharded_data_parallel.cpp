@@ -8,6 +8,7 @@
 #include <torch/csrc/autograd/variable.h>
 
 #include "harness/parallel/gradient_reducer.h"
+#include "harness/parallel/parameter_digest.h"
 
 namespace gpubench {
 namespace {
@@ -17,10 +18,13 @@ std::string message_of(const std::exception& error) {
   return error.what();
 }
 
+// The parameters to shard, each once: LibTorch's parameters() lists a tensor registered
+// under two names twice, and a second slot would take its gradient's place.
 std::vector<torch::Tensor> trainable(const torch::nn::Module& module) {
   std::vector<torch::Tensor> out;
+  std::unordered_set<const c10::TensorImpl*> seen;
   for (const auto& parameter : module.parameters())
-    if (parameter.requires_grad()) out.push_back(parameter);
+    if (parameter.requires_grad() && seen.insert(parameter.unsafeGetTensorImpl()).second) out.push_back(parameter);
   return out;
 }
 
@@ -130,13 +134,18 @@ void ShardedDataParallel::record_launch(const c10::intrusive_ptr<c10d::Work>& wo
   }
 }
 
-void ShardedDataParallel::wait(c10d::Work& work, const char* what, std::size_t unit) {
+void ShardedDataParallel::wait(c10d::Work& work, const char* what, std::size_t unit, HostWait host) {
   const auto start = Clock::now();
+  // Inside a step on NCCL the current stream waits for the collective and the host goes
+  // on (prefetch works); at the step's two ends (after backward, after the optimizer's
+  // gather) the host waits too, bounded, as DDP's reducer does: a dead peer is then a
+  // CommFailure naming the collective, and the exposed time an upper bound.
+  const bool on_host = !options_.stream_waits || host == HostWait::Yes;
   try {
-    if (options_.stream_waits)
-      work.wait();  // the current stream waits for the collective; the host goes on
-    else
+    if (on_host)
       wait_collective(group_, work, options_.timeout);
+    else
+      work.wait();
   } catch (const std::exception& error) {
     if (options_.on_failure) options_.on_failure();
     char waited[32];
@@ -147,7 +156,7 @@ void ShardedDataParallel::wait(c10d::Work& work, const char* what, std::size_t u
                       std::to_string(options_.timeout.count() / 1000) + " s)");
   }
   const auto end = Clock::now();
-  if (!options_.stream_waits) waited_ms_ += std::chrono::duration<double, std::milli>(end - start).count();
+  if (on_host) waited_ms_ += std::chrono::duration<double, std::milli>(end - start).count();
   if (const auto found = completion_of_.find(&work); found != completion_of_.end()) {
     std::int64_t none = 0;
     found->second->compare_exchange_strong(none, end.time_since_epoch().count());
@@ -253,10 +262,10 @@ void ShardedDataParallel::launch_ready_reduces() {
   }
 }
 
-void ShardedDataParallel::finish_oldest_reduce() {
+void ShardedDataParallel::finish_oldest_reduce(HostWait host) {
   const std::size_t unit = in_flight_.front();
   in_flight_.pop_front();
-  units_[unit].finish_reduce([&](c10d::Work& work) { wait(work, "the reduce-scatter", unit); },
+  units_[unit].finish_reduce([&](c10d::Work& work) { wait(work, "the reduce-scatter", unit, host); },
                              /*accumulate=*/reduces_every_micro_batch() && accumulated_);
 }
 
@@ -270,7 +279,7 @@ void ShardedDataParallel::finish_backward() {
     for (std::size_t unit : reduce_order_) ready_[unit] = true;
     launch_ready_reduces();
   }
-  while (!in_flight_.empty()) finish_oldest_reduce();
+  while (!in_flight_.empty()) finish_oldest_reduce(HostWait::Yes);
   for (std::size_t unit = 0; unit < units_.size(); ++unit) release(unit);  // the root; units left gathered
   step_.backward_ms = backward_end;
 }
@@ -284,7 +293,7 @@ void ShardedDataParallel::after_optimizer_step() {
       order.push_back(unit);
     }
     for (std::size_t unit : order)
-      units_[unit].finish_gather([&](c10d::Work& work) { wait(work, "the all-gather", unit); });
+      units_[unit].finish_gather([&](c10d::Work& work) { wait(work, "the all-gather", unit, HostWait::Yes); });
   }
   step_.finish_ms = ms_since_step();
   step_.waited_ms = waited_ms_;
@@ -298,21 +307,30 @@ void ShardedDataParallel::after_optimizer_step() {
   if (recorder_) recorder_->record(step_);
 }
 
-void ShardedDataParallel::gather_whole_model() {
+std::string ShardedDataParallel::gather_whole_model(bool keep) {
   // From here on the model runs as a plain model: no more gathers or frees around its units.
   if (set_unit_hooks_) set_unit_hooks_(nullptr);
   set_unit_hooks_ = nullptr;
-  for (std::size_t unit = 0; unit < units_.size(); ++unit) ensure_gathered(unit);
+  ParameterDigest digest;
+  for (std::size_t unit = 0; unit < units_.size(); ++unit) {
+    ensure_gathered(unit);
+    for (std::size_t slot = 0; slot < units_[unit].members(); ++slot)
+      digest.add(parameters_[layout_.units[unit].members[slot]]);
+    if (!keep) release(unit);  // one unit at a time on a rank that needs no whole model (fsdp)
+  }
+  return digest.hex();
 }
 
-std::vector<std::vector<torch::Tensor>> ShardedDataParallel::gather_member_values(const std::vector<torch::Tensor>& per_unit) {
+std::vector<std::vector<torch::Tensor>> ShardedDataParallel::gather_member_values(const std::vector<torch::Tensor>& per_unit,
+                                                                                bool keep) {
   torch::NoGradGuard no_grad;
   std::vector<std::vector<torch::Tensor>> values(units_.size());
   for (std::size_t unit = 0; unit < units_.size(); ++unit) {
     torch::Tensor input = per_unit.at(unit).contiguous();
     torch::Tensor whole = torch::empty({layout_.units[unit].padded_numel}, input.options());
     const auto work = group_._allgather_base(whole, input);
-    wait(*work, "gathering the optimizer state", unit);
+    wait(*work, "gathering the optimizer state", unit, HostWait::Yes);
+    if (!keep) continue;  // a rank that keeps nothing holds one unit's gather at a time
     for (std::size_t slot = 0; slot < units_[unit].members(); ++slot)
       values[unit].push_back(units_[unit].member_view(whole, slot));
   }
@@ -345,11 +363,16 @@ nlohmann::json ShardedDataParallel::describe() const {
   out["reduce_order"] = "units in reverse, then the root unit: the same on every rank";
   out["collective_dtype"] = std::string(c10::toString(parameters_.front().scalar_type())) +
                             ": the parameters' own (autocast keeps fp32 parameters and casts them after the gather; "
-                            "the gradients are fp32 and averaged as divide-by-N then sum, as ddp-N's)";
+                            "the gradients are fp32 and averaged as divide-by-N then sum, as ddp-N's). Under autocast "
+                            "without ckpt, autograd keeps each matmul weight's 16-bit cast from forward to backward "
+                            "(2 bytes a parameter, not sharded: the estimate counts it); FSDP2's bf16 param_dtype "
+                            "gathers would not";
   out["optimizer"] = "Adam steps this rank's shard of each unit (one flat tensor a unit; padding elements stay zero)";
   out["waits"] = options_.stream_waits
-                     ? "NCCL: each wait orders the current stream after the collective (no host sync); exposed time "
-                       "is not measured on the host"
+                     ? "NCCL: inside a step each wait orders the current stream after the collective (no host sync); "
+                       "the last reduce-scatters of backward and the gathers after the optimizer are also waited on the "
+                       "host, bounded by --comm-timeout, and counted as exposed (an upper bound); the gathers' exposure "
+                       "inside the step is in the device phase times, not here"
                      : "Gloo: host waits bounded by --comm-timeout, each counted as exposed communication";
   out["peak_gathered_bytes"] = peak_gathered_bytes_;
   return out;

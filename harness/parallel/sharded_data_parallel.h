@@ -22,8 +22,10 @@
 // early waits for the one before it), so the order does not depend on timing. At most two
 // reduce-scatters run at once: a third waits for the oldest, whose gradient copy it frees.
 // On Gloo (CPU) each wait blocks the host, bounded by the timeout, and is counted as
-// exposed communication; on NCCL a wait orders the current stream after the collective
-// (no host sync), and its exposure is not measured on the host.
+// exposed communication; on NCCL a wait inside the step orders the current stream after
+// the collective (no host sync: prefetch overlaps), and the step's two ends wait on the
+// host too, bounded, as DDP's reducer does (what they wait is the exposure counted, an
+// upper bound; a gather's exposure inside the step is the device phase times').
 #include <atomic>
 #include <chrono>
 #include <deque>
@@ -90,13 +92,17 @@ class ShardedDataParallel final : public GradientSync, public UnitHooks {
   void before_forward(std::size_t index) override;
   torch::Tensor after_forward(std::size_t index, const torch::Tensor& output) override;
 
-  // A collective (every rank calls it): afterwards every rank's parameters hold the whole
-  // trained model (fsdp gathers every unit and keeps it), for the digest and the checkpoint.
-  void gather_whole_model();
+  // A collective (every rank calls it): gathers the whole trained model unit by unit and
+  // returns its digest (parameter_digest.h; every rank's must be the same). With `keep`
+  // the parameters hold the whole model afterwards (rank 0's checkpoint); without, fsdp
+  // frees each unit once hashed, so a rank never holds more than one. The model's
+  // forward runs as a plain model's from here on.
+  std::string gather_whole_model(bool keep = true);
   // A collective: each unit's whole flat buffer of `per_unit` (one tensor a unit, shaped
-  // as its shard: an Adam moment), and the member views into it (unit, slot -> tensor
-  // shaped as that parameter), for a full state on one rank.
-  std::vector<std::vector<torch::Tensor>> gather_member_values(const std::vector<torch::Tensor>& per_unit);
+  // as its shard: an Adam moment), as member views into it (unit, slot -> tensor shaped and
+  // strided as that parameter), for a full state on one rank; without `keep`, nothing is
+  // kept (a rank that only takes part).
+  std::vector<std::vector<torch::Tensor>> gather_member_values(const std::vector<torch::Tensor>& per_unit, bool keep = true);
   // The model's trainable parameters, in the layout's order (index as in the layout).
   const std::vector<torch::Tensor>& parameters() const { return parameters_; }
 
@@ -118,8 +124,10 @@ class ShardedDataParallel final : public GradientSync, public UnitHooks {
   void release(std::size_t unit);
   void pre_backward(std::size_t unit);
   void launch_ready_reduces();  // with mutex_ held
-  void finish_oldest_reduce();
-  void wait(c10d::Work& work, const char* what, std::size_t unit);
+  // Whether a wait also blocks the host on NCCL (Gloo's always do).
+  enum class HostWait { No, Yes };
+  void finish_oldest_reduce(HostWait host = HostWait::No);
+  void wait(c10d::Work& work, const char* what, std::size_t unit, HostWait host = HostWait::No);
   void record_launch(const c10::intrusive_ptr<c10d::Work>& work, CollectiveKind kind, std::int64_t bytes, std::size_t unit);
   double ms_since_step() const;
   std::size_t root() const { return layout_.units.size() - 1; }

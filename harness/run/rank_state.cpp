@@ -18,8 +18,11 @@ RankState collect_rank_state(DdpSession& session, const Model& model, torch::opt
     state.memory["cuda_peak_allocated_bytes"] = cuda_allocator_stats(device.index() < 0 ? 0 : device.index()).peak_allocated_bytes;
   if (ShardedDataParallel* sharded = session.sharded()) {
     state.memory["peak_gathered_bytes"] = sharded->peak_gathered_bytes();
-    sharded->gather_whole_model();
-    if (round_trip) state.whole_optimizer = consolidated_adam(*sharded, optimizer);
+    // Only rank 0 keeps the whole model and optimizer, for its round trip; every rank
+    // hashes the model as it gathers it, unit by unit.
+    const bool keep = round_trip && session.rank() == 0;
+    state.memory["parameter_digest"] = sharded->gather_whole_model(keep);
+    if (round_trip) state.whole_optimizer = consolidated_adam(*sharded, optimizer, keep);
   }
   return state;
 }

@@ -16,15 +16,17 @@ namespace gpubench {
 struct RankState {
   // This rank's entry in result["ddp"]["per_rank"]: {model_state: {parameters_bytes,
   // gradients_bytes, optimizer_bytes, total_bytes}, peak_gathered_bytes (sharded),
-  // host_peak_rss_bytes, cuda_peak_allocated_bytes (cuda)}.
+  // host_peak_rss_bytes, cuda_peak_allocated_bytes (cuda)}, and a sharded run's
+  // parameter_digest (made as it gathered its units).
   nlohmann::json memory;
-  // Sharded and `round_trip`: Adam over the whole model with the gathered moments, which
-  // the round trip saves in place of the shards' optimizer. Null otherwise.
+  // Sharded, `round_trip`, rank 0: Adam over the whole model with the gathered moments,
+  // which the round trip saves in place of the shards' optimizer. Null otherwise.
   std::unique_ptr<torch::optim::Adam> whole_optimizer;
 };
 
-// Measures the model state this rank holds, then (sharded) gathers the whole model into
-// every rank's parameters and, for `round_trip`, Adam's moments.
+// Measures the model state this rank holds, then (sharded) gathers the whole model and
+// hashes it, and for `round_trip` Adam's moments: kept on rank 0, the others hold one
+// unit at a time.
 RankState collect_rank_state(DdpSession& session, const Model& model, torch::optim::Adam& optimizer, bool round_trip,
                              const torch::Device& device);
 

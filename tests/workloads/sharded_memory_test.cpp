@@ -44,6 +44,10 @@ TEST(ShardedMemory, EachModeAddsWhatItsReductionsAndGathersHold) {
   EXPECT_DOUBLE_EQ(fsdp.buffers, 2 * unit + 4 * 500'000'000.0);
   EXPECT_DOUBLE_EQ(fsdp.activations, 1e9) << "a micro-batch's activations, as one process's";
   EXPECT_DOUBLE_EQ(fsdp.device_total(), fsdp.states + fsdp.activations + fsdp.gathered + fsdp.buffers);
+  // The round trip gathers the whole state to rank 0 first: the moments, and fsdp's parameters.
+  EXPECT_DOUBLE_EQ(fsdp.checkpoint, 12 * kPsi);
+  EXPECT_DOUBLE_EQ(rank_of("x/cuda/fp32/zero2-8").checkpoint, 8 * kPsi);
+  EXPECT_DOUBLE_EQ(rank_of("x/cuda/fp32/ddp-8").checkpoint, 0) << "a replica saves itself";
   const MemoryEstimate single = rank_of("x/cuda/fp32");
   EXPECT_DOUBLE_EQ(single.states, 16 * kPsi) << "one process: unchanged";
   EXPECT_DOUBLE_EQ(single.buffers + single.gathered, 0);
