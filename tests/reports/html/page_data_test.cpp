@@ -240,7 +240,7 @@ TEST_F(HistoryFolder, ScansCreatedTimeWithoutTheRestAndToleratesBadFiles) {
 TEST_F(HistoryFolder, AFifoOrALinkToOneIsNamedNotWaitedOn) {
   write("a.json", synthetic_report(SyntheticSpec{}));
   ASSERT_EQ(::mkfifo((dir + "/pipe").c_str(), 0600), 0);
-  for (const std::string& name : {"f.json", "l.json"}) {
+  for (const std::string name : {"f.json", "l.json"}) {
     SCOPED_TRACE(name);
     if (name == "f.json") ASSERT_EQ(::mkfifo((dir + "/f.json").c_str(), 0600), 0);
     else std::filesystem::create_symlink(dir + "/pipe", dir + "/l.json");
