@@ -6,6 +6,7 @@
 #include <stdexcept>
 
 #include "core/config/errors.h"
+#include "core/io/byte_units.h"
 
 namespace gpubench {
 namespace {
@@ -13,7 +14,6 @@ namespace {
 const char* const kForm = "expected COUNTxSIZE, e.g. 8x80GiB or 4x40GB (a count of 1 or more, a positive size in "
                           "MiB, GiB, TiB, MB, GB or TB)";
 
-constexpr double kGiB = 1024.0 * 1024 * 1024;
 
 double unit_bytes(const std::string& unit) {
   if (unit == "MiB") return 1024.0 * 1024;

@@ -4,11 +4,11 @@
 
 #include "harness/run/config_sizes.h"
 #include "workloads/workload.h"
+#include "core/io/byte_units.h"
 
 namespace gpubench {
 namespace {
 
-constexpr double kGiB = 1024.0 * 1024 * 1024;
 constexpr std::int64_t kLargestPlannedBatch = 4096;
 
 std::optional<double> estimate_at(const Workload& workload, const Config& config, std::int64_t batch) {

@@ -24,12 +24,12 @@
 #include "harness/run/matrix_runner.h"
 #include "harness/run/tune_search.h"
 #include "workloads/workload.h"
+#include "core/io/byte_units.h"
 
 namespace gpubench {
 namespace {
 
 constexpr int kShortWindowSteps = 10;  // a candidate's short window when --steps is not given
-constexpr double kGiB = 1024.0 * 1024 * 1024;
 
 DeviceKind tune_device(const CliOptions& options, const MachineCapabilities& machine) {
   if (options.tune_device == "cpu") return DeviceKind::Cpu;

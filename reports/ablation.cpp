@@ -15,17 +15,11 @@
 namespace gpubench {
 namespace {
 
-const nlohmann::json* find_ok(const nlohmann::json& results, const std::string& id) {
-  for (const auto& row : results)
-    if (row.value("config_id", "") == id && row.value("status", "") == "ok") return &row;
-  return nullptr;
-}
-
 // One ablation comparison of two rows, when both ran; null otherwise.
 nlohmann::json ablation_pair(const nlohmann::json& results, const std::string& kind, const std::string& base_id,
                              const std::string& candidate_id, const nlohmann::json& context) {
-  const auto* base = find_ok(results, base_id);
-  const auto* candidate = find_ok(results, candidate_id);
+  const auto* base = find_ok_row(results, base_id);
+  const auto* candidate = find_ok_row(results, candidate_id);
   if (base == nullptr || candidate == nullptr || base_id == candidate_id) return nullptr;
   nlohmann::json entry = compare_rows(kind, *base, *candidate);
   entry.update(context);
@@ -45,7 +39,7 @@ void append_if(nlohmann::json& out, nlohmann::json entry) {
 void single_recipe(const nlohmann::json& recipe, const nlohmann::json& results, nlohmann::json& out) {
   const std::string recipe_id = recipe.value("config_id", "");
   const std::string plain_id = recipe.value("baseline", "");
-  if (find_ok(results, recipe_id) == nullptr) return;
+  if (find_ok_row(results, recipe_id) == nullptr) return;
   Config stack, plain;
   try {
     stack = Config::parse(recipe_id);

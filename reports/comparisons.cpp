@@ -49,12 +49,6 @@ std::optional<Config> parsed(const nlohmann::json& row) {
   }
 }
 
-const nlohmann::json* find_ok(const nlohmann::json& results, const std::string& id) {
-  for (const auto& row : results)
-    if (row.value("config_id", "") == id && row.value("status", "") == "ok") return &row;
-  return nullptr;
-}
-
 double median_throughput(const nlohmann::json& row) {
   return row["throughput"]["samples_per_s"].value("median", 0.0);
 }
@@ -144,6 +138,12 @@ bool same_sequence(const nlohmann::json& a, const nlohmann::json& b) {
   return length(a) == length(b);
 }
 
+const nlohmann::json* find_ok_row(const nlohmann::json& results, const std::string& id) {
+  for (const auto& row : results)
+    if (row.value("config_id", "") == id && row.value("status", "") == "ok") return &row;
+  return nullptr;
+}
+
 nlohmann::json compute_comparisons(const nlohmann::json& results) {
   nlohmann::json comparisons = nlohmann::json::array();
   for (const auto& row : results) {
@@ -151,7 +151,7 @@ nlohmann::json compute_comparisons(const nlohmann::json& results) {
     const auto config = parsed(row);
     if (!config) continue;
     for (const auto& [kind, baseline_id] : baselines_of(*config))
-      if (const auto* base = find_ok(results, baseline_id); base && same_sequence(*base, row))
+      if (const auto* base = find_ok_row(results, baseline_id); base && same_sequence(*base, row))
         comparisons.push_back(compare_rows(kind, *base, row));
   }
   return comparisons;

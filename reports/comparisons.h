@@ -17,4 +17,7 @@ nlohmann::json compute_comparisons(const nlohmann::json& results);
 // metric both measured, late-loss ratio.
 nlohmann::json compare_rows(const std::string& kind, const nlohmann::json& base, const nlohmann::json& candidate);
 
+// The row of `results` with this config_id that ran ok; nullptr when none did.
+const nlohmann::json* find_ok_row(const nlohmann::json& results, const std::string& id);
+
 }  // namespace gpubench

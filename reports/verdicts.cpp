@@ -2,6 +2,7 @@
 
 #include "core/config/config.h"
 #include "core/config/stack_parts.h"
+#include "reports/comparisons.h"
 #include "reports/loss_parity.h"
 #include "reports/step_phases.h"
 #include "core/stats/summary.h"
@@ -42,12 +43,6 @@ nlohmann::json verdict(const std::string& kind, const std::string& evidence, con
 std::string pct(double fraction) { return fmt::format("{:.0f}%", fraction * 100); }
 
 bool is_cuda(const nlohmann::json& row) { return row.value("config", nlohmann::json::object()).value("device", "") == "cuda"; }
-
-const nlohmann::json* find_ok(const nlohmann::json& results, const std::string& id) {
-  for (const auto& r : results)
-    if (r.value("config_id", "") == id && r.value("status", "") == "ok") return &r;
-  return nullptr;
-}
 
 // The row's MFU for the verdict: against the datasheet peak on a GPU, else against the
 // measured matmul ceiling; nullopt without either.
@@ -154,7 +149,7 @@ std::vector<std::string> loss_parity_warnings(const nlohmann::json& results, con
     return warnings;  // an id of another grammar: no baseline to derive
   }
   const auto ratio_to = [&](const Config& baseline) -> std::optional<double> {
-    const auto* found = find_ok(results, baseline.id());
+    const auto* found = find_ok_row(results, baseline.id());
     const nlohmann::json ratio = found ? late_loss_ratio(*found, row) : nlohmann::json();
     if (!ratio.is_number()) return std::nullopt;
     return ratio.get<double>();

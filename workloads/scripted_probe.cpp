@@ -6,11 +6,10 @@
 #include "core/config/errors.h"
 #include "workloads/op_flops.h"
 #include "workloads/scripted_model.h"
+#include "core/io/byte_units.h"
 
 namespace gpubench {
 namespace {
-
-constexpr double kGiB = 1024.0 * 1024 * 1024;
 
 std::vector<std::int64_t> batch_dims(const ScriptedTask& task, std::int64_t samples) {
   if (task.kind == ScriptedTask::Kind::LanguageModel) return {samples, task.seq_len};

@@ -175,4 +175,8 @@ Config Config::parse(const std::string& id) {
   return config;
 }
 
+void add_unique(std::vector<Config>& configs, const Config& config) {
+  if (std::find(configs.begin(), configs.end(), config) == configs.end()) configs.push_back(config);
+}
+
 }  // namespace gpubench

@@ -72,6 +72,9 @@ struct Config {
   std::vector<std::string> technique_segments() const;
 };
 
+// Appends `config` unless an equal one is there already (lists keep first-seen order).
+void add_unique(std::vector<Config>& configs, const Config& config);
+
 std::string to_string(DeviceKind device);
 std::string to_string(Precision precision);
 std::string to_string(HostMemory memory);

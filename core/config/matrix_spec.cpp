@@ -11,10 +11,6 @@
 namespace gpubench {
 namespace {
 
-void add_unique(std::vector<Config>& configs, const Config& config) {
-  if (std::find(configs.begin(), configs.end(), config) == configs.end()) configs.push_back(config);
-}
-
 // Every single technique of the mission, for one workload, each on the plain config it is
 // compared with. Order is the report's row order: baselines first so a reader sees what
 // each technique is compared against.

@@ -9,10 +9,6 @@ namespace {
 
 constexpr int kAssumedComputeCapability = 80;  // no GPU to ask: an Ampere-class stack
 
-void add_unique(std::vector<Config>& configs, const Config& config) {
-  if (std::find(configs.begin(), configs.end(), config) == configs.end()) configs.push_back(config);
-}
-
 // Adds each part of `wanted`, in order, where the table and the workload allow it.
 Config stack(Config config, const std::vector<std::string>& wanted, const WorkloadTraits& traits) {
   for (const auto& part : wanted) {

@@ -7,7 +7,7 @@
 namespace gpubench {
 namespace {
 
-std::vector<double> logs(const std::vector<double>& values) {
+std::vector<double> log_of_each(const std::vector<double>& values) {
   std::vector<double> out;
   out.reserve(values.size());
   for (double v : values) out.push_back(std::log(v));
@@ -17,7 +17,7 @@ std::vector<double> logs(const std::vector<double>& values) {
 }  // namespace
 
 RelativeShift relative_shift(const std::vector<double>& base, const std::vector<double>& next, double confidence) {
-  const ShiftEstimate log_shift = hodges_lehmann_shift(logs(base), logs(next), confidence);
+  const ShiftEstimate log_shift = hodges_lehmann_shift(log_of_each(base), log_of_each(next), confidence);
   return {std::expm1(log_shift.estimate), std::expm1(log_shift.low), std::expm1(log_shift.high)};
 }
 

@@ -9,10 +9,6 @@
 namespace gpubench {
 namespace {
 
-nlohmann::json metadata(const char* what, int pid, int tid, nlohmann::json args) {
-  return {{"name", what}, {"ph", "M"}, {"pid", pid}, {"tid", tid}, {"args", std::move(args)}};
-}
-
 // A CUPTI span's Kineto category and name: copies and memsets by their names (HTA tells
 // memory from compute by "^Memcpy|^Memset"), kernels as they are.
 std::pair<std::string, std::string> device_category_and_name(const TraceSpan& span) {
@@ -45,7 +41,7 @@ nlohmann::json device_event(const TraceSpan& span) {
 
 nlohmann::json kineto_trace_json(const TraceSpanSet& set, const KinetoTraceOrigin& origin) {
   nlohmann::json events = nlohmann::json::array();
-  events.push_back(metadata("process_name", origin.pid, 0,
+  events.push_back(trace_metadata_event("process_name", origin.pid, 0,
                             {{"name", "gpubench rank " + std::to_string(origin.rank) + " \u00b7 " + set.config_id}}));
   std::set<int> devices;
   for (const auto& span : set.spans) {
@@ -59,7 +55,7 @@ nlohmann::json kineto_trace_json(const TraceSpanSet& set, const KinetoTraceOrigi
     events.push_back({{"ph", "X"}, {"cat", "user_annotation"}, {"name", span.name}, {"pid", origin.pid},
                       {"tid", span.tid + 1}, {"ts", span.start_us}, {"dur", span.duration_us}, {"args", std::move(args)}});
   }
-  for (int device : devices) events.push_back(metadata("process_name", device, 0, {{"name", "GPU " + std::to_string(device)}}));
+  for (int device : devices) events.push_back(trace_metadata_event("process_name", device, 0, {{"name", "GPU " + std::to_string(device)}}));
   return {{"schemaVersion", 1},
           {"distributedInfo", {{"backend", origin.backend}, {"rank", origin.rank}, {"world_size", origin.world_size}}},
           {"traceEvents", std::move(events)},
@@ -83,6 +79,10 @@ void write_kineto_trace(const std::string& dir, const TraceSpanSet& set, const K
   // Indented: HTA's rank regex wants a blank after the colon ("rank": 0); keys are sorted,
   // so distributedInfo comes before traceEvents.
   write_file_atomically(path, json_text(kineto_trace_json(set, origin), 1) + "\n");
+}
+
+nlohmann::json trace_metadata_event(const char* what, int pid, int tid, nlohmann::json args) {
+  return {{"name", what}, {"ph", "M"}, {"pid", pid}, {"tid", tid}, {"args", std::move(args)}};
 }
 
 }  // namespace gpubench

@@ -36,4 +36,7 @@ std::string kineto_trace_path(const std::string& dir, const std::string& config_
 // Throws std::runtime_error naming the path if it cannot be written.
 void write_kineto_trace(const std::string& dir, const TraceSpanSet& set, const KinetoTraceOrigin& origin);
 
+// A Chrome-trace metadata event ("ph": "M": process and thread names, sort indices).
+nlohmann::json trace_metadata_event(const char* what, int pid, int tid, nlohmann::json args);
+
 }  // namespace gpubench

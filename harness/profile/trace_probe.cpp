@@ -5,6 +5,7 @@
 #include <chrono>
 
 #include "core/io/atomic_file.h"
+#include "harness/profile/kineto_trace.h"
 #include "core/io/json_text.h"
 
 namespace gpubench {
@@ -16,10 +17,6 @@ int this_thread_index() {
   static std::atomic<int> next{0};
   thread_local const int index = next.fetch_add(1);
   return index;
-}
-
-nlohmann::json metadata(const char* what, int pid, int tid, nlohmann::json args) {
-  return {{"name", what}, {"ph", "M"}, {"pid", pid}, {"tid", tid}, {"args", std::move(args)}};
 }
 
 // pid per set: the rank, unless two configs share a rank in this file; then config k
@@ -50,12 +47,12 @@ nlohmann::json chrome_trace_json(const std::vector<TraceSpanSet>& sets) {
   for (std::size_t i = 0; i < sets.size(); ++i) {
     const TraceSpanSet& set = sets[i];
     const int pid = pids[i];
-    events.push_back(metadata("process_name", pid, 0,
+    events.push_back(trace_metadata_event("process_name", pid, 0,
                               {{"name", "gpubench rank " + std::to_string(set.rank) + " \u00b7 " + set.config_id}}));
-    events.push_back(metadata("process_sort_index", pid, 0, {{"sort_index", pid}}));
+    events.push_back(trace_metadata_event("process_sort_index", pid, 0, {{"sort_index", pid}}));
     for (const auto& [tid, name] : set.thread_names) {
-      events.push_back(metadata("thread_name", pid, tid, {{"name", name}}));
-      events.push_back(metadata("thread_sort_index", pid, tid, {{"sort_index", tid}}));
+      events.push_back(trace_metadata_event("thread_name", pid, tid, {{"name", name}}));
+      events.push_back(trace_metadata_event("thread_sort_index", pid, tid, {{"sort_index", tid}}));
     }
     // Parents before children (earlier start, then longer first): the order a reader
     // expects, and what older viewers need to nest complete events on one track.

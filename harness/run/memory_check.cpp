@@ -4,11 +4,10 @@
 
 #include "harness/run/config_sizes.h"
 #include "workloads/workload.h"
+#include "core/io/byte_units.h"
 
 namespace gpubench {
 namespace {
-
-constexpr double kGiB = 1024.0 * 1024 * 1024;
 
 std::optional<MemoryEstimate> estimate_of(const Config& config, const RunSettings& settings) {
   const ResolvedSizes sizes = resolve_sizes(config, settings);

@@ -7,6 +7,7 @@
 #include "core/config/stack_parts.h"
 #include "harness/run/matrix_runner.h"
 #include "core/stats/ratio_interval.h"
+#include "core/io/byte_units.h"
 
 namespace gpubench {
 namespace {
@@ -24,7 +25,6 @@ bool clearly_faster(const nlohmann::json& candidate, const nlohmann::json& base)
   return interval && interval->first > 1.0;
 }
 
-constexpr double kGiB = 1024.0 * 1024 * 1024;
 
 // Thrown when TuneOptions::stop_reason asks the search to end; run() catches it.
 struct Stopped {

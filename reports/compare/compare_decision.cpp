@@ -13,8 +13,6 @@ namespace gpubench {
 namespace {
 
 std::string percent(double fraction) { return fmt::format("{:g}%", fraction * 100); }
-std::string signed_percent(double fraction) { return fmt::format("{:+.1f}%", fraction * 100); }
-std::string p_text(double p) { return p < 1e-4 ? fmt::format("{:.1e}", p) : fmt::format("{:.4f}", p); }
 
 // Verdict from a relative change alone: worse / better by at least the threshold.
 Verdict verdict_from_change(double worse_by, double threshold) {
@@ -95,6 +93,12 @@ ConfigComparison summarized(const std::string& config_id, const std::vector<doub
 double worse_sign_of(const CompareMetric& metric) { return metric.higher_is_better ? -1 : 1; }
 
 }  // namespace
+
+std::string signed_percent(double fraction) {
+  return std::isfinite(fraction) ? fmt::format("{:+.1f}%", fraction * 100) : "n/a";
+}
+
+std::string p_text(double p) { return p < 1e-4 ? fmt::format("{:.1e}", p) : fmt::format("{:.4f}", p); }
 
 const char* to_string(Verdict verdict) {
   switch (verdict) {

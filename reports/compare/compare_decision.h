@@ -106,4 +106,8 @@ const char* to_string(Verdict verdict);      // "no_change", "regression", "impr
 // "u_test", "threshold_only", "single_value", "run_t_test", "paired_run_t_test"
 const char* to_string(DecisionBasis basis);
 
+// A change as the verdicts print it ("+3.2%", "n/a" when not finite), and a p-value.
+std::string signed_percent(double fraction);
+std::string p_text(double p);
+
 }  // namespace gpubench

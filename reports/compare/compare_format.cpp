@@ -28,12 +28,6 @@ std::string value_text(double value, const CompareMetric& metric) {
   return fmt::format("{:.3g}", value);
 }
 
-std::string signed_percent(double fraction) {
-  return std::isfinite(fraction) ? fmt::format("{:+.1f}%", fraction * 100) : "n/a";
-}
-
-std::string p_text(double p) { return p < 1e-4 ? fmt::format("{:.1e}", p) : fmt::format("{:.4f}", p); }
-
 std::string side_text(const Summary& s, const CompareMetric& metric) {
   if (metric.kind == MetricKind::single_value) return value_text(s.median, metric);
   return fmt::format("{} ({}-{}, cv {:.1f}%)", value_text(s.median, metric), value_text(s.p10, metric),

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "harness/ceilings/ceilings_file.h"
+#include "support/file_text.h"
 
 namespace gpubench {
 namespace {
@@ -34,12 +35,7 @@ int run_bench(const std::string& arguments, const std::string& log) {
   return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
 
-std::string read_text(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
+using test_support::file_text;
 
 class BenchSmoke : public ::testing::Test {
  protected:
@@ -54,7 +50,7 @@ class BenchSmoke : public ::testing::Test {
                                " --benchmark_out_format=json --ceilings-out=" + shell_quoted(dir_ + "/ceilings.json"),
                            log_);
     try {
-      output_ = json::parse(read_text(dir_ + "/out.json"));
+      output_ = json::parse(file_text(dir_ + "/out.json"));
     } catch (const std::exception& error) {
       std::cerr << "no JSON output: " << error.what() << "\n";
     }
@@ -67,7 +63,7 @@ class BenchSmoke : public ::testing::Test {
   static void TearDownTestSuite() { std::system(("rm -rf " + shell_quoted(dir_)).c_str()); }
 
   void TearDown() override {
-    if (HasFailure()) std::cerr << "gpubench-bench output:\n" << read_text(log_) << "\n";
+    if (HasFailure()) std::cerr << "gpubench-bench output:\n" << file_text(log_) << "\n";
   }
 
   // The single entry of the run `prefix` names (run names add "/real_time" etc.).

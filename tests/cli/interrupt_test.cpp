@@ -19,18 +19,14 @@
 
 #include "support/report_json.h"
 #include "support/run_command.h"
+#include "support/file_text.h"
 
 namespace gpubench {
 namespace {
 
 using Clock = std::chrono::steady_clock;
 
-std::string slurp(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
+using test_support::file_text;
 
 // Processes whose environment carries `marker` (this test's gpubench and its children only:
 // other tests may run gpubench at the same time).
@@ -39,8 +35,8 @@ std::vector<pid_t> processes_marked(const std::string& marker, const std::string
   for (const auto& entry : std::filesystem::directory_iterator("/proc")) {
     const std::string name = entry.path().filename();
     if (name.find_first_not_of("0123456789") != std::string::npos) continue;
-    if (slurp(entry.path() / "environ").find(marker) == std::string::npos) continue;
-    std::string cmdline = slurp(entry.path() / "cmdline");
+    if (file_text(entry.path() / "environ").find(marker) == std::string::npos) continue;
+    std::string cmdline = file_text(entry.path() / "cmdline");
     for (char& c : cmdline)
       if (c == '\0') c = ' ';
     if (cmdline.find(in_cmdline) != std::string::npos) found.push_back(std::stoi(name));
@@ -102,9 +98,9 @@ class Interrupt : public ::testing::Test {
   void expect_exit_after_signal(pid_t pid, int signal, int code, std::chrono::seconds limit) {
     ::kill(pid, signal);
     const int status = exit_status(pid, limit);
-    EXPECT_TRUE(WIFEXITED(status)) << status << "\n" << slurp(dir_ + "/log");
+    EXPECT_TRUE(WIFEXITED(status)) << status << "\n" << file_text(dir_ + "/log");
     if (WIFEXITED(status)) {
-      EXPECT_EQ(WEXITSTATUS(status), code) << slurp(dir_ + "/log");
+      EXPECT_EQ(WEXITSTATUS(status), code) << file_text(dir_ + "/log");
     }
     EXPECT_TRUE(processes_marked(marker_).empty()) << "a child or rank outlived gpubench";
   }
@@ -115,7 +111,7 @@ class Interrupt : public ::testing::Test {
                              "--out", dir_ + "/report.json"});
     EXPECT_TRUE(wait_until([&] { return !processes_marked(marker_, "--child-config").empty(); },
                            std::chrono::seconds(30)))
-        << slurp(dir_ + "/log");
+        << file_text(dir_ + "/log");
     return pid;
   }
 
@@ -134,7 +130,7 @@ TEST_F(Interrupt, FirstCtrlCStopsTheRunningConfigReportsTheRestAndExits130) {
                                 "--warmup", "0", "--format", "markdown", "--out", dir_ + "/report.json"});
   ASSERT_TRUE(wait_until([&] { return !processes_marked(marker_, "--child-config mlp/cpu/fp32").empty(); },
                          std::chrono::seconds(30)))
-      << slurp(dir_ + "/log");
+      << file_text(dir_ + "/log");
   std::this_thread::sleep_for(std::chrono::seconds(1));  // the child is training now
   expect_exit_after_signal(gpubench, SIGINT, 130, std::chrono::seconds(30));
 
@@ -146,7 +142,7 @@ TEST_F(Interrupt, FirstCtrlCStopsTheRunningConfigReportsTheRestAndExits130) {
     EXPECT_EQ(report["results"][i]["status"], "skipped");
     EXPECT_EQ(report["results"][i]["reason"], "not run: interrupted (SIGINT)");
   }
-  EXPECT_NE(slurp(dir_ + "/log").find("gpubench: interrupted by SIGINT"), std::string::npos) << slurp(dir_ + "/log");
+  EXPECT_NE(file_text(dir_ + "/log").find("gpubench: interrupted by SIGINT"), std::string::npos) << file_text(dir_ + "/log");
 }
 
 TEST_F(Interrupt, SigtermDoesTheSameAndExits143) {
@@ -172,7 +168,7 @@ TEST_F(Interrupt, AMatrixOfThousandsOfIdsEndsWithinSecondsOfASignal) {
                                 "--out", dir_ + "/report.json"});
   ASSERT_TRUE(wait_until([&] { return !processes_marked(marker_, "--child-config mlp/cpu/fp32 ").empty(); },
                          std::chrono::seconds(120)))
-      << slurp(dir_ + "/log");
+      << file_text(dir_ + "/log");
   const auto signalled = Clock::now();
   expect_exit_after_signal(gpubench, SIGTERM, 143, std::chrono::seconds(60));
   std::cout << "exited " << std::chrono::duration<double>(Clock::now() - signalled).count() << " s after SIGTERM\n";
@@ -190,15 +186,15 @@ TEST_F(Interrupt, TuneStopsItsCandidateWritesThePartialSearchAndExitsBySignal) {
     const std::string out = dir_ + "/search-" + name + ".json";
     const pid_t gpubench = start({"tune", "mlp", "--steps", "1000000", "--warmup", "0", "--threads", "1", "--out", out});
     ASSERT_TRUE(wait_until([&] { return !processes_marked(marker_, "--child-config").empty(); }, std::chrono::seconds(30)))
-        << slurp(dir_ + "/log");
+        << file_text(dir_ + "/log");
     std::this_thread::sleep_for(std::chrono::seconds(1));  // the candidate is training now
     expect_exit_after_signal(gpubench, signal, 128 + signal, std::chrono::seconds(30));
     const auto report = test_support::read_json(out);
     EXPECT_EQ(report["tune"]["stopped"], "interrupted (" + std::string(name) + ")") << report["tune"].dump(1);
     ASSERT_EQ(report["tune"]["steps"].size(), 1u) << "the plain config, stopped; nothing after it";
     EXPECT_NE(report["results"][0]["reason"].get<std::string>().find("interrupted"), std::string::npos);
-    EXPECT_NE(slurp(dir_ + "/log").find(std::string("gpubench: interrupted by ") + name), std::string::npos)
-        << slurp(dir_ + "/log");
+    EXPECT_NE(file_text(dir_ + "/log").find(std::string("gpubench: interrupted by ") + name), std::string::npos)
+        << file_text(dir_ + "/log");
     for (const auto& entry : std::filesystem::directory_iterator(dir_))
       EXPECT_NE(entry.path().filename().string().rfind("gpubench-", 0), 0u) << "left in TMPDIR: " << entry.path();
   }
@@ -220,7 +216,7 @@ TEST_F(Interrupt, CtrlCToAnNprocLauncherStopsEveryRankAndKeepsTheReport) {
                                 "--warmup", "0", "--out", dir_ + "/report.json"});
   ASSERT_TRUE(wait_until([&] { return processes_marked(marker_, "--child-config").size() == 2; },
                          std::chrono::seconds(60)))
-      << slurp(dir_ + "/log");
+      << file_text(dir_ + "/log");
   std::this_thread::sleep_for(std::chrono::seconds(1));
   expect_exit_after_signal(launcher, SIGINT, 130, std::chrono::seconds(60));
   const auto report = test_support::read_json(dir_ + "/report.json");
@@ -241,11 +237,11 @@ TEST_F(Interrupt, AStalledRankUnderNprocEndsOnceRankZeroHasReported) {
                                 "--comm-timeout", "3", "--out", dir_ + "/report.json"});
   ASSERT_TRUE(wait_until([&] { return processes_marked(marker_, "--child-config").size() == 2; },
                          std::chrono::seconds(60)))
-      << slurp(dir_ + "/log");
+      << file_text(dir_ + "/log");
   std::this_thread::sleep_for(std::chrono::seconds(2));  // training, in step
   std::vector<pid_t> rank1;
   for (const pid_t pid : processes_marked(marker_))
-    if (slurp("/proc/" + std::to_string(pid) + "/environ").find(std::string("\0RANK=1\0", 8)) != std::string::npos)
+    if (file_text("/proc/" + std::to_string(pid) + "/environ").find(std::string("\0RANK=1\0", 8)) != std::string::npos)
       rank1.push_back(pid);
   ASSERT_FALSE(rank1.empty()) << "rank 1's processes";
   for (const pid_t pid : rank1) ::kill(pid, SIGSTOP);
@@ -253,13 +249,13 @@ TEST_F(Interrupt, AStalledRankUnderNprocEndsOnceRankZeroHasReported) {
   const int status = exit_status(launcher, std::chrono::seconds(150));
   const double took_s = std::chrono::duration<double>(Clock::now() - stopped).count();
   for (const pid_t pid : rank1) ::kill(pid, SIGKILL);  // if the launcher failed to
-  ASSERT_TRUE(WIFEXITED(status)) << "the launcher still waited after 150 s\n" << slurp(dir_ + "/log");
-  EXPECT_EQ(WEXITSTATUS(status), 0) << "rank 0's code: the failed config is a row" << slurp(dir_ + "/log");
+  ASSERT_TRUE(WIFEXITED(status)) << "the launcher still waited after 150 s\n" << file_text(dir_ + "/log");
+  EXPECT_EQ(WEXITSTATUS(status), 0) << "rank 0's code: the failed config is a row" << file_text(dir_ + "/log");
   std::cout << "launcher ended " << took_s << " s after rank 1 stalled\n";
   EXPECT_LE(took_s, 3 + 10 + 8 + 15) << "comm-timeout + 10 s to the report, 8 s to the kill, slack for a loaded machine";
-  EXPECT_NE(slurp(dir_ + "/log").find("rank 1 of 2 was still running 8 s after rank 0 had written the report"),
+  EXPECT_NE(file_text(dir_ + "/log").find("rank 1 of 2 was still running 8 s after rank 0 had written the report"),
             std::string::npos)
-      << slurp(dir_ + "/log");
+      << file_text(dir_ + "/log");
   const auto report = test_support::read_json(dir_ + "/report.json");
   ASSERT_EQ(report["results"].size(), 1u);
   EXPECT_EQ(report["results"][0]["status"], "failed") << report["results"][0].dump();
@@ -271,7 +267,7 @@ TEST_F(Interrupt, RanksOfAKilledGpubenchDieWithinSeconds) {
                                 "--out", dir_ + "/report.json"});
   ASSERT_TRUE(wait_until([&] { return processes_marked(marker_, "--child-config").size() == 2; },
                          std::chrono::seconds(30)))
-      << slurp(dir_ + "/log");
+      << file_text(dir_ + "/log");
   ::kill(gpubench, SIGKILL);
   ::waitpid(gpubench, nullptr, 0);
   const auto start = Clock::now();

@@ -18,6 +18,7 @@
 #include <nlohmann/json.hpp>
 
 #include "support/run_command.h"
+#include "support/file_text.h"
 
 namespace gpubench {
 namespace {
@@ -30,17 +31,12 @@ std::string fixture(const char* variable, const std::string& name) {
   return root == nullptr ? "" : std::string(root) + "/" + name;
 }
 
-std::string contents(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
+using test_support::file_text;
 
 // The tensor names of a safetensors file: its header (an 8-byte little-endian length, then
 // JSON) less __metadata__.
 std::vector<std::string> tensor_names(const std::string& path) {
-  const std::string bytes = contents(path);
+  const std::string bytes = file_text(path);
   std::uint64_t length = 0;
   for (int i = 7; i >= 0; --i) length = (length << 8) | static_cast<unsigned char>(bytes[static_cast<std::size_t>(i)]);
   const nlohmann::json header = nlohmann::json::parse(bytes.substr(8, length));
@@ -58,13 +54,13 @@ struct Refusal {
 
 void expect_refused(const std::vector<Refusal>& cases) {
   for (const Refusal& refusal : cases) {
-    const std::string before = contents(refusal.kept);
+    const std::string before = file_text(refusal.kept);
     ASSERT_FALSE(before.empty()) << refusal.kept;
     const auto run = run_command(std::string(GPUBENCH_EXE) + " " + refusal.args);
     EXPECT_EQ(run.exit_code, 2) << refusal.args << "\n" << run.output;
     EXPECT_NE(run.output.find(refusal.message), std::string::npos) << refusal.args << "\n" << run.output;
     EXPECT_NE(run.output.find("it would overwrite an input"), std::string::npos) << run.output;
-    EXPECT_EQ(contents(refusal.kept), before) << refusal.kept << " was changed by " << refusal.args;
+    EXPECT_EQ(file_text(refusal.kept), before) << refusal.kept << " was changed by " << refusal.args;
   }
 }
 

@@ -17,6 +17,7 @@
 #include "support/image_files.h"
 #include "support/mnist_files.h"
 #include "support/run_command.h"
+#include "support/file_text.h"
 
 namespace gpubench {
 namespace {
@@ -24,16 +25,11 @@ namespace {
 namespace fs = std::filesystem;
 using test_support::run_command;
 
-const std::string kQuickRun = std::string(GPUBENCH_EXE) + " --matrix mlp/cpu/fp32 --steps 2 --warmup 0 --format json";
+const std::string kQuickJsonRun = std::string(GPUBENCH_EXE) + " --matrix mlp/cpu/fp32 --steps 2 --warmup 0 --format json";
 const std::string kResNetRun =
     std::string(GPUBENCH_EXE) + " --matrix resnet50/cpu/fp32 --steps 1 --warmup 0 --batch-size 1 --format json";
 
-std::string contents(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
+using test_support::file_text;
 
 struct Overlap {
   std::string args;     // flags after the quick run, with DATA and DIR replaced
@@ -44,7 +40,7 @@ struct Overlap {
 // now exit 2 before measuring, and the input is untouched.
 TEST(OutputRules, NoOutputIsOrLiesInsideAnInputOrAnotherOutput) {
   const std::string data = test_support::mnist_folder(16), images = data + "/train-images-idx3-ubyte";
-  const std::string before = contents(images);
+  const std::string before = file_text(images);
   const std::string dir = test_support::make_temp_dir("overlap");
   fs::create_directory_symlink(data, dir + "/data-link");
   const std::vector<Overlap> cases = {
@@ -66,12 +62,12 @@ TEST(OutputRules, NoOutputIsOrLiesInsideAnInputOrAnotherOutput) {
     return text;
   };
   for (const Overlap& overlap : cases) {
-    const auto result = run_command(kQuickRun + " --batch-size 4 " + substitute(overlap.args));
+    const auto result = run_command(kQuickJsonRun + " --batch-size 4 " + substitute(overlap.args));
     EXPECT_EQ(result.exit_code, 2) << overlap.args << ": " << result.output;
     EXPECT_NE(result.output.find(substitute(overlap.message)), std::string::npos) << result.output;
     EXPECT_EQ(result.output.find("samples/s"), std::string::npos) << "nothing is measured: " << result.output;
   }
-  EXPECT_EQ(contents(images), before);
+  EXPECT_EQ(file_text(images), before);
   // A data file itself (gpt2's train.bin), named through a link.
   const std::string bin = dir + "/train.bin";
   std::ofstream(bin, std::ios::binary) << std::string(2 * 2000, '\x01');
@@ -115,7 +111,7 @@ struct LinkedTree {
 // an input, resolved, and so is an image it reaches through a file link.
 TEST(OutputRules, NoOutputLiesInsideAFolderOrIsAnImageTheImageWalkReachesThroughALink) {
   const LinkedTree tree;
-  const std::string image = contents(tree.x + "/1.jpg"), linked = contents(tree.z + "/3.jpg");
+  const std::string image = file_text(tree.x + "/1.jpg"), linked = file_text(tree.z + "/3.jpg");
   const std::string via_n02 = "a folder of --data resnet50 ('<DATA>') through the link '<DATA>/n02' ('<X>'): it would overwrite an input";
   const std::vector<Overlap> cases = {
       {"--out <X>/1.jpg", "--out '<X>/1.jpg' lies inside " + via_n02},
@@ -132,8 +128,8 @@ TEST(OutputRules, NoOutputLiesInsideAFolderOrIsAnImageTheImageWalkReachesThrough
     EXPECT_NE(result.output.find(tree.substitute(overlap.message)), std::string::npos) << result.output;
     EXPECT_EQ(result.output.find("[1/1]"), std::string::npos) << "nothing ran: " << result.output;
   }
-  EXPECT_EQ(contents(tree.x + "/1.jpg"), image);
-  EXPECT_EQ(contents(tree.z + "/3.jpg"), linked);
+  EXPECT_EQ(file_text(tree.x + "/1.jpg"), image);
+  EXPECT_EQ(file_text(tree.z + "/3.jpg"), linked);
   EXPECT_FALSE(fs::exists(tree.x + "/hta")) << "--hta-dir is not created for a refused run";
 }
 
@@ -151,7 +147,7 @@ TEST(OutputRules, TmpdirInsideAnInputFolderIsRefusedBeforeAnythingRuns) {
        "TMPDIR '<DATA>/n01/' lies inside --data resnet50 ('<DATA>'): " + why},
       {"TMPDIR=<X> " + kResNetRun + " --data resnet50=<DATA> --out <DIR>/r.json",
        "TMPDIR '<X>' is a folder of --data resnet50 ('<DATA>') through the link '<DATA>/n02' ('<X>')"},
-      {"TMPDIR=" + mnist + " " + kQuickRun + " --batch-size 4 --data mlp=" + mnist + " --out <DIR>/r.json",
+      {"TMPDIR=" + mnist + " " + kQuickJsonRun + " --batch-size 4 --data mlp=" + mnist + " --out <DIR>/r.json",
        "TMPDIR '" + mnist + "' is --data mlp ('" + mnist + "')"},
   };
   for (const auto& [command, message] : cases) {
@@ -166,7 +162,7 @@ TEST(OutputRules, TmpdirInsideAnInputFolderIsRefusedBeforeAnythingRuns) {
   const auto list = run_command(tree.substitute("TMPDIR=<DATA> " + kResNetRun + " --data resnet50=<DATA> --list"));
   EXPECT_EQ(list.exit_code, 0) << list.output;
   fs::create_directory(tree.dir + "/tmp");
-  const auto outside = run_command(tree.substitute("TMPDIR=<DIR>/tmp " + kQuickRun + " --batch-size 4 --data mlp=" + mnist +
+  const auto outside = run_command(tree.substitute("TMPDIR=<DIR>/tmp " + kQuickJsonRun + " --batch-size 4 --data mlp=" + mnist +
                                                    " --out <DIR>/r.json"));
   EXPECT_EQ(outside.exit_code, 0) << "TMPDIR outside every input: " << outside.output;
   fs::remove_all(mnist);
@@ -178,13 +174,13 @@ TEST(OutputRules, TmpdirInsideAnInputFolderIsRefusedBeforeAnythingRuns) {
 TEST(OutputRules, PathsThatAreNotUtf8AreWrittenAfterMeasuring) {
   const std::string dir = test_support::make_temp_dir("latin1");
   const std::string out = dir + "/r\xe9sultat.json", trace = dir + "/trace-\xff.json", hta = dir + "/hta-\xe9";
-  const auto result = run_command(kQuickRun + " --out '" + out + "' --trace '" + trace + "' --hta-dir '" + hta + "'");
+  const auto result = run_command(kQuickJsonRun + " --out '" + out + "' --trace '" + trace + "' --hta-dir '" + hta + "'");
   EXPECT_EQ(result.exit_code, 0) << result.output;
-  const nlohmann::json report = nlohmann::json::parse(contents(out));
+  const nlohmann::json report = nlohmann::json::parse(file_text(out));
   EXPECT_EQ(report["results"][0]["status"], "ok");
   EXPECT_NE(report["command"].get<std::string>().find("r\xef\xbf\xbdsultat.json"), std::string::npos)
       << report["command"];
-  EXPECT_TRUE(nlohmann::json::accept(contents(trace)));
+  EXPECT_TRUE(nlohmann::json::accept(file_text(trace)));
   EXPECT_TRUE(fs::exists(hta + "/mlp_cpu_fp32/rank-0.json"));
   fs::remove_all(dir);
 }

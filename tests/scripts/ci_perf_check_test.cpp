@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "support/run_command.h"
+#include "support/file_text.h"
 
 namespace gpubench {
 namespace {
@@ -31,10 +32,7 @@ std::string wrapper(const std::string& dir, const std::string& name, const std::
   return path;
 }
 
-std::string read_text(const std::string& path) {
-  std::ifstream in(path);
-  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-}
+using test_support::file_text;
 
 // One mlp config, one thread (GPUBENCH_CI_ARGS: less exposed to the rest of the
 // machine), 3 pairs; `compare_flags` go after "--".
@@ -116,11 +114,11 @@ TEST(CiPerfCheck, SameJobPassesTheSameBuildAndFailsAnInjectedSlowdown) {
     EXPECT_TRUE(std::ifstream(dir + run).good()) << run;
   EXPECT_TRUE(std::ifstream(dir + "/aa/summary.md").good());
   // The same verdict for the CI server's test view, and drawn (scripts/setup.sh installs Chart.js).
-  EXPECT_NE(read_text(dir + "/aa/junit.xml").find("<testcase"), std::string::npos);
-  EXPECT_EQ(read_text(dir + "/aa/junit.xml").find("<failure"), std::string::npos);
-  EXPECT_NE(read_text(dir + "/aa/compare.html").find("<!DOCTYPE html>"), std::string::npos) << aa.output;
+  EXPECT_NE(file_text(dir + "/aa/junit.xml").find("<testcase"), std::string::npos);
+  EXPECT_EQ(file_text(dir + "/aa/junit.xml").find("<failure"), std::string::npos);
+  EXPECT_NE(file_text(dir + "/aa/compare.html").find("<!DOCTYPE html>"), std::string::npos) << aa.output;
   // ABBA: base,head then head,base, so that drift through the job is not one side's.
-  const std::string order = read_text(dir + "/order");
+  const std::string order = file_text(dir + "/order");
   EXPECT_EQ(order.substr(order.size() - 30), "base\nhead\nhead\nbase\nbase\nhead\n") << order;
   std::remove((dir + "/order").c_str());
 
@@ -129,7 +127,7 @@ TEST(CiPerfCheck, SameJobPassesTheSameBuildAndFailsAnInjectedSlowdown) {
   EXPECT_NE(ab.output.find("alpha 0.05"), std::string::npos) << "compare flags after -- reach compare: " << ab.output;
   EXPECT_NE(ab.output.find("**REGRESSION**"), std::string::npos) << ab.output;
   EXPECT_NE(ab.output.find("| 3/3 |"), std::string::npos) << "three runs a side: " << ab.output;
-  EXPECT_NE(read_text(dir + "/ab/junit.xml").find("type=\"regression\""), std::string::npos);
+  EXPECT_NE(file_text(dir + "/ab/junit.xml").find("type=\"regression\""), std::string::npos);
   EXPECT_TRUE(std::ifstream(dir + "/ab/compare.html").good()) << "a regression is drawn too: " << ab.output;
 }
 
@@ -154,13 +152,13 @@ TEST(CiPerfCheck, BaselineModeTakesAReportOrADirectoryOfRuns) {
 
   // A baseline's strings reach the CI page (GITHUB_STEP_SUMMARY) as text: no image, no
   // link, no line of its own.
-  nlohmann::json baseline = nlohmann::json::parse(read_text(dir + "/made/base/run-01.json"));
+  nlohmann::json baseline = nlohmann::json::parse(file_text(dir + "/made/base/run-01.json"));
   baseline["tool"]["version"] = "0.1\n**Result:** 0 regressions <img src=https://x.example/p.png> [link](https://x.example)";
   std::ofstream(dir + "/hostile.json") << baseline.dump();
   const auto hostile = run_command("GITHUB_STEP_SUMMARY=" + dir + "/summary.md " + env + "bash " + kScript + " " + dir +
                                    "/hostile.json " + dir + "/hostile -- --threshold 50%");
   EXPECT_LE(hostile.exit_code, 1) << hostile.output;
-  const std::string summary = read_text(dir + "/summary.md");
+  const std::string summary = file_text(dir + "/summary.md");
   EXPECT_NE(summary.find("(gpubench 0.1\\\\n\\*\\*Result:\\*\\* 0 regressions"), std::string::npos) << summary;
   EXPECT_EQ(summary.find(" <img"), std::string::npos) << "unescaped: " << summary;
   EXPECT_EQ(summary.find(" [link]("), std::string::npos) << "unescaped: " << summary;

@@ -1,5 +1,6 @@
 // write_file_atomically's housekeeping and its own-descriptor targets.
 #include "core/io/atomic_file.h"
+#include "support/file_text.h"
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -26,12 +27,7 @@ bool exists(const std::string& path) {
   return ::lstat(path.c_str(), &info) == 0;
 }
 
-std::string contents(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
+using test_support::file_text;
 
 // A PID that ran and has ended (a child, reaped).
 pid_t ended_pid() {
@@ -50,7 +46,7 @@ TEST(AtomicFile, AWriteRemovesTheTempFilesOfKilledWriters) {
   const std::string other = dir + "/other.json.tmp.1";
   for (const auto& path : {stale, live, other}) std::ofstream(path) << "partial";
   write_file_atomically(out, "{}\n");
-  EXPECT_EQ(contents(out), "{}\n");
+  EXPECT_EQ(file_text(out), "{}\n");
   EXPECT_FALSE(exists(stale)) << "a dead writer's temp file stays behind";
   EXPECT_TRUE(exists(live)) << "a running writer's temp file was removed";
   EXPECT_TRUE(exists(other));
@@ -74,7 +70,7 @@ TEST(AtomicFile, TheProcessesOwnDescriptorIsWrittenThrough) {
   EXPECT_NO_THROW(write_file_atomically("/proc/self/fd/1", "again\n"));
   ::dup2(saved, 1);
   ::close(saved);
-  EXPECT_EQ(contents(file), "first\nreport\nagain\n");
+  EXPECT_EQ(file_text(file), "first\nreport\nagain\n");
 }
 
 // A 250-byte name is legal (at most 255 on Linux file systems); its temp name beside it,
@@ -87,9 +83,9 @@ TEST(AtomicFile, ANameNearTheLongestLegalOneIsWritten) {
     ASSERT_EQ(std::string(out.substr(dir.size() + 1)).size(), length);
     EXPECT_NO_THROW(check_writable(out, "--out")) << length;
     ASSERT_NO_THROW(write_file_atomically(out, "{}\n")) << length;
-    EXPECT_EQ(contents(out), "{}\n");
+    EXPECT_EQ(file_text(out), "{}\n");
     ASSERT_NO_THROW(write_file_atomically(out, "[]\n")) << "replaced, " << length;
-    EXPECT_EQ(contents(out), "[]\n");
+    EXPECT_EQ(file_text(out), "[]\n");
   }
   const std::string out = dir + "/" + std::string(250, 'k');
   const std::string stale = dir + "/" + std::string(240, 'k') + ".tmp." + std::to_string(ended_pid());

@@ -17,7 +17,7 @@ namespace {
 using test_support::find_row;
 using test_support::read_json;
 
-const std::string kQuick = " --preset quick --steps 3 --warmup 1 --batch-size 32 --threads 1 --format json";
+const std::string kQuickSharded = " --preset quick --steps 3 --warmup 1 --batch-size 32 --threads 1 --format json";
 
 test_support::CommandResult gpubench(const std::string& args) {
   return test_support::run_command("env -u RANK -u WORLD_SIZE -u SLURM_PROCID -u SLURM_NTASKS " + std::string(GPUBENCH_EXE) +
@@ -33,7 +33,7 @@ const nlohmann::json* find_comparison(const nlohmann::json& report, const std::s
 TEST(ShardedEndToEnd, EveryModeTrainsAsDdpAtTheSameGlobalBatchAndRoundTripsItsCheckpoint) {
   const std::string dir = test_support::make_temp_dir("sharded-e2e");
   const auto run = gpubench("--matrix cnn/cpu/fp32/ddp-2,cnn/cpu/fp32/zero1-2,cnn/cpu/fp32/zero2-2,cnn/cpu/fp32/fsdp-2" +
-                            kQuick + " --out " + dir + "/report.json");
+                            kQuickSharded + " --out " + dir + "/report.json");
   ASSERT_EQ(run.exit_code, 0) << run.output;
   const auto report = read_json(dir + "/report.json");
   EXPECT_EQ(test_support::schema_violations(report, GPUBENCH_REPORT_SCHEMA), "");

@@ -5,13 +5,12 @@
 #include "harness/run/config_sizes.h"
 #include "harness/run/memory_check.h"
 #include "workloads/workload.h"
+#include "core/io/byte_units.h"
 
 // Which configs make the checkpoint round trip, and what a host too small for its second
 // model and optimizer does: the config still measures, its round trip is left out.
 namespace gpubench {
 namespace {
-
-constexpr double kGiB = 1024.0 * 1024 * 1024;
 
 MemoryEstimate estimate_for(const Config& config, const RunSettings& settings) {
   return *make_workload(config.workload)->memory_estimate(config, resolve_sizes(config, settings).batch_size);

@@ -51,12 +51,12 @@ TEST(GpuFp8, LinearMatchesTheCpuReferenceKernelOnTheSameFp8Operands) {
   EXPECT_LT(relative_error(gpu.grad_w, cpu.grad_w), 1e-3);
 }
 
-nlohmann::json run_quick(const std::string& id) { return run_quick_row(id, {/*steps=*/6, /*warmup=*/1, /*batch_size=*/4}); }
+nlohmann::json run_quick_fp8(const std::string& id) { return run_quick_row(id, {/*steps=*/6, /*warmup=*/1, /*batch_size=*/4}); }
 
 TEST(GpuFp8, Gpt2TrainsAsItsAmpBf16RowWithinTwoPercent) {
   REQUIRE_FP8();
-  const nlohmann::json bf16 = run_quick("gpt2/cuda/amp-bf16/pinned");
-  const nlohmann::json fp8 = run_quick("gpt2/cuda/fp8/pinned");
+  const nlohmann::json bf16 = run_quick_fp8("gpt2/cuda/amp-bf16/pinned");
+  const nlohmann::json fp8 = run_quick_fp8("gpt2/cuda/fp8/pinned");
   const auto& a = bf16["loss"]["curve"];
   const auto& b = fp8["loss"]["curve"];
   ASSERT_EQ(a.size(), b.size());

@@ -16,7 +16,8 @@
 namespace gpubench {
 namespace {
 
-const torch::Device kCuda0(torch::kCUDA, 0);
+using test_support::kCuda0;
+
 constexpr std::int64_t kBlockFloats = 16 << 20;  // 64 MiB: its own segment, far above rounding
 
 bool current_stream_is_capturing() {

@@ -19,7 +19,7 @@
 namespace gpubench {
 namespace {
 
-const torch::Device kCuda0(torch::kCUDA, 0);
+using test_support::kCuda0;
 
 // ---- GradScaler: the ATen CUDA kernels and the fallback agree bit for bit ----
 

@@ -36,11 +36,11 @@ json without(json config, const std::string& key) {
   config.erase(key);
   return config;
 }
-DecoderConfig parse(const json& config) { return parse_decoder_config(config, kPath); }
+DecoderConfig parse_json_config(const json& config) { return parse_decoder_config(config, kPath); }
 // The refusal's message; it must name the file.
 std::string refusal(const json& config) {
   try {
-    parse(config);
+    parse_json_config(config);
   } catch (const UsageError& error) {
     const std::string message = error.what();
     EXPECT_MENTIONS(message, std::string("config.json '") + kPath + "': ");
@@ -79,8 +79,8 @@ TEST(HfConfigRefusals, MissingOrMistypedShapeKeysNeverFallBackToClassDefaults) {
   EXPECT_MENTIONS(refusal(with(llama(), "tie_word_embeddings", 1)), "tie_word_embeddings is 1: expected true or false");
   EXPECT_MENTIONS(refusal(with(llama(), "rms_norm_eps", -1)), "rms_norm_eps is -1: expected a number >= 0");
   // Llama without num_key_value_heads: as many as the heads (LlamaConfig's None); null likewise.
-  EXPECT_EQ(parse(without(llama(), "num_key_value_heads")).num_key_value_heads, 4);
-  EXPECT_EQ(parse(with(typed("mistral"), "num_key_value_heads", nullptr)).num_key_value_heads, 4);
+  EXPECT_EQ(parse_json_config(without(llama(), "num_key_value_heads")).num_key_value_heads, 4);
+  EXPECT_EQ(parse_json_config(with(typed("mistral"), "num_key_value_heads", nullptr)).num_key_value_heads, 4);
   // Dimensions at the 2^40 bound still count, and the count's overflow is refused.
   json huge = with(with(llama(), "hidden_size", std::int64_t{1} << 40), "vocab_size", std::int64_t{1} << 40);
   EXPECT_MENTIONS(refusal(with(huge, "intermediate_size", std::int64_t{1} << 40)), "its parameter count overflows 64 bits");
@@ -97,41 +97,41 @@ TEST(HfConfigRefusals, ShapesThatDoNotDivide) {
                   "num_attention_heads is 4: expected a divisor of hidden_size (30)");  // LlamaConfig refuses it too
   EXPECT_MENTIONS(refusal(with(typed("qwen2"), "hidden_size", 30)), "expected a divisor of hidden_size (30)");
   // Mistral with head_dim given does not divide hidden (HF builds it).
-  EXPECT_EQ(parse(with(with(typed("mistral"), "hidden_size", 30), "head_dim", 8)).head_dim, 8);
+  EXPECT_EQ(parse_json_config(with(with(typed("mistral"), "hidden_size", 30), "head_dim", 8)).head_dim, 8);
   EXPECT_MENTIONS(refusal(with(gpt2(), "n_head", 5)), "n_head is 5: expected a divisor of n_embd (32)");
   EXPECT_MENTIONS(refusal(with(gpt2(), "hidden_size", 64)), "hidden_size is 64: expected the value of n_embd (32)");
-  EXPECT_EQ(parse(with(without(gpt2(), "n_embd"), "hidden_size", 64)).hidden_size, 64);  // the alias alone
+  EXPECT_EQ(parse_json_config(with(without(gpt2(), "n_embd"), "hidden_size", 64)).hidden_size, 64);  // the alias alone
 }
 
 TEST(HfConfigRefusals, ActivationsDropoutAndGpt2Attention) {
   EXPECT_MENTIONS(refusal(with(llama(), "hidden_act", "gelu")), "hidden_act is \"gelu\": expected \"silu\" or \"swish\"");
-  EXPECT_EQ(parse(with(llama(), "hidden_act", "swish")).activation, DecoderActivation::Silu);
+  EXPECT_EQ(parse_json_config(with(llama(), "hidden_act", "swish")).activation, DecoderActivation::Silu);
   EXPECT_MENTIONS(refusal(with(gpt2(), "activation_function", "quick_gelu")), "activation_function is \"quick_gelu\"");
   EXPECT_MENTIONS(refusal(with(gpt2(), "activation_function", "gelu_10")), "expected the tanh GELU");
   for (const char* tanh : {"gelu_new", "gelu_pytorch_tanh", "gelu_python_tanh", "gelu_accurate", "gelu_fast"})
-    EXPECT_EQ(parse(with(gpt2(), "activation_function", tanh)).activation, DecoderActivation::GeluTanh) << tanh;
-  EXPECT_EQ(parse(with(gpt2(), "activation_function", "gelu")).activation, DecoderActivation::GeluErf);
+    EXPECT_EQ(parse_json_config(with(gpt2(), "activation_function", tanh)).activation, DecoderActivation::GeluTanh) << tanh;
+  EXPECT_EQ(parse_json_config(with(gpt2(), "activation_function", "gelu")).activation, DecoderActivation::GeluErf);
   // GPT2Config takes relu and silu; gpubench's GPT-2 does not: refused where the file is read.
   EXPECT_MENTIONS(refusal(with(gpt2(), "activation_function", "relu")), "activation_function is \"relu\": expected the tanh GELU");
   EXPECT_MENTIONS(refusal(with(gpt2(), "activation_function", "silu")), "activation_function is \"silu\"");
   EXPECT_MENTIONS(refusal(with(llama(), "attention_dropout", 0.1)), "attention_dropout is 0.1: expected 0");
-  EXPECT_EQ(parse(with(llama(), "attention_dropout", 0)).hidden_size, 32);
+  EXPECT_EQ(parse_json_config(with(llama(), "attention_dropout", 0)).hidden_size, 32);
   EXPECT_MENTIONS(refusal(with(gpt2(), "add_cross_attention", true)), "add_cross_attention is true: expected false");
   EXPECT_MENTIONS(refusal(with(gpt2(), "scale_attn_weights", false)), "scale_attn_weights is false: expected true");
   EXPECT_MENTIONS(refusal(with(gpt2(), "scale_attn_by_inverse_layer_idx", true)),
                   "scale_attn_by_inverse_layer_idx is true: expected false");
   EXPECT_MENTIONS(refusal(with(gpt2(), "resid_pdrop", 1.5)), "resid_pdrop is 1.5: expected a number in [0.0, 1.0]");
-  const DecoderConfig upcast = parse(with(gpt2(), "reorder_and_upcast_attn", true));
+  const DecoderConfig upcast = parse_json_config(with(gpt2(), "reorder_and_upcast_attn", true));
   EXPECT_TRUE(upcast.reorder_and_upcast_attn);
   EXPECT_MENTIONS(upcast.describe()["not_applied"][1].get<std::string>(), "reorder_and_upcast_attn is not applied");
-  EXPECT_EQ(parse(with(gpt2(), "n_inner", 80)).intermediate_size, 80);
+  EXPECT_EQ(parse_json_config(with(gpt2(), "n_inner", 80)).intermediate_size, 80);
 }
 
 TEST(HfConfigRefusals, PadTokenMustBeAnEmbeddingRow) {
   EXPECT_MENTIONS(refusal(with(llama(), "pad_token_id", 100)), "pad_token_id is 100: expected null or a token id in [-100, 100)");
   EXPECT_MENTIONS(refusal(with(llama(), "pad_token_id", -101)), "pad_token_id is -101");
-  EXPECT_EQ(parse(with(llama(), "pad_token_id", -100)).pad_token_id, 0);
-  EXPECT_FALSE(parse(with(gpt2(), "pad_token_id", 5)).pad_token_id);  // GPT-2's wte has no padding row
+  EXPECT_EQ(parse_json_config(with(llama(), "pad_token_id", -100)).pad_token_id, 0);
+  EXPECT_FALSE(parse_json_config(with(gpt2(), "pad_token_id", 5)).pad_token_id);  // GPT-2's wte has no padding row
 }
 
 TEST(HfConfigRefusals, SlidingWindows) {
@@ -154,27 +154,27 @@ TEST(HfConfigRefusals, SlidingWindows) {
 TEST(HfConfigRoPE, BothSpellingsNormaliseAsTransformers5) {
   const json llama3 = {{"rope_type", "llama3"}, {"factor", 8.0}, {"low_freq_factor", 1.0}, {"high_freq_factor", 4.0}};
   // 4.x: rope_scaling + top-level theta; original_max defaults to max_position_embeddings.
-  RopeConfig rope = parse(with(with(llama(), "rope_scaling", llama3), "rope_theta", 5e5)).rope;
+  RopeConfig rope = parse_json_config(with(with(llama(), "rope_scaling", llama3), "rope_theta", 5e5)).rope;
   EXPECT_EQ(rope.type, RopeConfig::Type::Llama3);
   EXPECT_DOUBLE_EQ(rope.theta, 5e5);
   EXPECT_EQ(rope.original_max_position_embeddings, 128);
   // A top-level original_max_position_embeddings is not read by LlamaConfig's RoPE.
-  EXPECT_EQ(parse(with(with(llama(), "rope_scaling", llama3), "original_max_position_embeddings", 64))
+  EXPECT_EQ(parse_json_config(with(with(llama(), "rope_scaling", llama3), "original_max_position_embeddings", 64))
                 .rope.original_max_position_embeddings, 128);
   // 5.x: rope_parameters with theta inside; a theta inside the dict beats a top-level one.
-  rope = parse(with(with(llama(), "rope_parameters", with(llama3, "rope_theta", 1e4)), "rope_theta", 7.0)).rope;
+  rope = parse_json_config(with(with(llama(), "rope_parameters", with(llama3, "rope_theta", 1e4)), "rope_theta", 7.0)).rope;
   EXPECT_DOUBLE_EQ(rope.theta, 1e4);
   // Both dicts: rope_scaling wins and rope_parameters is dropped, unless rope_scaling is {} or null.
   json both = with(with(llama(), "rope_scaling", llama3), "rope_parameters", {{"rope_type", "default"}, {"rope_theta", 3.0}});
-  EXPECT_EQ(parse(both).rope.type, RopeConfig::Type::Llama3);
-  EXPECT_DOUBLE_EQ(parse(both).rope.theta, 10000.0);
-  EXPECT_DOUBLE_EQ(parse(with(both, "rope_scaling", json::object())).rope.theta, 3.0);
-  EXPECT_EQ(parse(with(both, "rope_scaling", nullptr)).rope.type, RopeConfig::Type::Default);
+  EXPECT_EQ(parse_json_config(both).rope.type, RopeConfig::Type::Llama3);
+  EXPECT_DOUBLE_EQ(parse_json_config(both).rope.theta, 10000.0);
+  EXPECT_DOUBLE_EQ(parse_json_config(with(both, "rope_scaling", json::object())).rope.theta, 3.0);
+  EXPECT_EQ(parse_json_config(with(both, "rope_scaling", nullptr)).rope.type, RopeConfig::Type::Default);
   // The legacy "type" key; nothing at all: default, theta 10000.
-  EXPECT_EQ(parse(with(llama(), "rope_scaling", with(without(llama3, "rope_type"), "type", "llama3"))).rope.type,
+  EXPECT_EQ(parse_json_config(with(llama(), "rope_scaling", with(without(llama3, "rope_type"), "type", "llama3"))).rope.type,
             RopeConfig::Type::Llama3);
-  EXPECT_DOUBLE_EQ(parse(llama()).rope.theta, 10000.0);
-  EXPECT_EQ(parse(llama()).rope.type, RopeConfig::Type::Default);
+  EXPECT_DOUBLE_EQ(parse_json_config(llama()).rope.theta, 10000.0);
+  EXPECT_EQ(parse_json_config(llama()).rope.type, RopeConfig::Type::Default);
 }
 
 TEST(HfConfigRoPE, RefusesWhatIsNotDefaultOrLlama3) {
