@@ -27,15 +27,22 @@ VENV = os.path.join(os.path.dirname(os.path.abspath(__file__)), os.pardir, ".ven
 VENV_PYTHON = os.path.join(VENV, "bin", "python")
 if os.path.realpath(sys.prefix) != os.path.realpath(VENV) and os.access(VENV_PYTHON, os.X_OK):
     os.execv(VENV_PYTHON, [VENV_PYTHON, os.path.abspath(__file__), *sys.argv[1:]])
-try:
-    import matplotlib
-except ImportError:
-    print(f"plot_report: matplotlib is not installed for {sys.executable}: scripts/setup.sh installs it into .venv",
-          file=sys.stderr)
-    sys.exit(2)
+plt = None  # matplotlib.pyplot, imported by main() once the reports are known to be drawable
 
-matplotlib.use("Agg")  # files only, no display needed
-import matplotlib.pyplot as plt  # noqa: E402
+
+def import_pyplot():
+    """matplotlib's pyplot (a second to import): only after the reports passed their checks,
+    so that a report it refuses is refused at once."""
+    try:
+        import matplotlib
+    except ImportError:
+        print(f"plot_report: matplotlib is not installed for {sys.executable}: scripts/setup.sh installs it into .venv",
+              file=sys.stderr)
+        sys.exit(2)
+    matplotlib.use("Agg")  # files only, no display needed
+    import matplotlib.pyplot as pyplot
+    return pyplot
+
 
 PHASES = ["data", "h2d", "forward", "backward", "optimizer", "other"]
 MAX_CONFIGS = 300
@@ -291,6 +298,8 @@ def main():
     if count > MAX_CONFIGS:
         fail(f"{count} configs with status ok, more than the {MAX_CONFIGS} a chart can label; "
              "plot a report of fewer configs")
+    global plt
+    plt = import_pyplot()
     try:
         os.makedirs(args.out, exist_ok=True)
     except OSError as error:

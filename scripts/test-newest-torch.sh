@@ -5,6 +5,8 @@
 # 13.0 toolkit (build-torch-newest) and runs a short CPU matrix, a DDP config included,
 # with it. Exit 0 only when both rows are ok and the report names that torch. run-tests.sh
 # (and with it CI) runs it after the suite.
+#   scripts/test-newest-torch.sh [venv]   (venv: only make the venv; run-tests.sh does that
+#                                          while the suite builds)
 #   Environment: NEWEST_TORCH (2.15.0), JOBS (all cores).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -18,6 +20,7 @@ die() {
 
 source scripts/torch-venv.sh
 ensure_torch_venv test-newest-torch "$venv" "$torch_pin" "5 GB"
+[[ ${1:-} == venv ]] && exit 0
 start=$(date +%s)
 PYTHON=$venv/bin/python BUILD_DIR=$build_dir TARGETS=gpubench scripts/build.sh
 echo "test-newest-torch: gpubench built against torch $torch_pin in $(($(date +%s) - start)) s" >&2
