@@ -9,7 +9,7 @@ namespace gpubench {
 namespace {
 
 // A cell on one line, safe for the terminal.
-std::string one_line(const std::string& text) {
+std::string cell_line(const std::string& text) {
   std::string line = printable(text);
   std::replace(line.begin(), line.end(), '\n', ' ');
   return line;
@@ -23,7 +23,7 @@ struct Shown {
 std::string header_of(const FitColumn& c, bool shortened) { return shortened ? c.short_header : c.header; }
 std::string cell_of(const FitColumn& c, bool shortened, std::size_t row) {
   const auto& cells = shortened ? c.short_cells : c.cells;
-  return row < cells.size() ? one_line(cells[row]) : std::string();
+  return row < cells.size() ? cell_line(cells[row]) : std::string();
 }
 
 std::vector<std::size_t> widths_of(const std::vector<FitColumn>& columns, const std::vector<Shown>& shown, std::size_t rows) {
