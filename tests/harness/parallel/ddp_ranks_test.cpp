@@ -11,13 +11,14 @@
 #include "harness/parallel/launch_store.h"
 #include "harness/parallel/rank_launcher.h"
 #include "rank_spawn.h"
+#include "support/file_text.h"
 #include "support/run_command.h"
 
 namespace gpubench {
 namespace {
 
 using test_support::kProcessDeadline_s;
-using test_support::read_text;
+using test_support::file_text;
 using test_support::relative_difference;
 using test_support::spawn_with_env;
 using test_support::wait_with_deadline;
@@ -61,9 +62,9 @@ TEST_F(DdpRanks, TwoRanksWithHalfTheBatchMatchOneProcessStepForStep) {
   const pid_t reference = spawn_with_env(args(dir_ + "/single.pt", 64), {}, dir_ + "/single.err");
   const pid_t rank0 = spawn_with_env(ddp_args, rank_env(0, 2, "parity"), dir_ + "/rank0.err");
   const pid_t rank1 = spawn_with_env(ddp_args, rank_env(1, 2, "parity"), dir_ + "/rank1.err");
-  ASSERT_EQ(wait_with_deadline(rank0, kProcessDeadline_s), 0) << read_text(dir_ + "/rank0.err");
-  ASSERT_EQ(wait_with_deadline(rank1, kProcessDeadline_s), 0) << read_text(dir_ + "/rank1.err");
-  ASSERT_EQ(wait_with_deadline(reference, kProcessDeadline_s), 0) << read_text(dir_ + "/single.err");
+  ASSERT_EQ(wait_with_deadline(rank0, kProcessDeadline_s), 0) << file_text(dir_ + "/rank0.err");
+  ASSERT_EQ(wait_with_deadline(rank1, kProcessDeadline_s), 0) << file_text(dir_ + "/rank1.err");
+  ASSERT_EQ(wait_with_deadline(reference, kProcessDeadline_s), 0) << file_text(dir_ + "/single.err");
 
   const auto single = load(dir_ + "/single.pt"), ddp = load(dir_ + "/ddp.pt");
   const double first = relative_difference(ddp[0], single[0]), last = relative_difference(ddp[1], single[1]);
@@ -78,7 +79,7 @@ TEST_F(DdpRanks, TwoRanksWithHalfTheBatchMatchOneProcessStepForStep) {
   }
   EXPECT_GT(relative_difference(single[1], single[0]), 0) << "training moved the parameters";
 
-  const auto merged = nlohmann::json::parse(read_text(dir_ + "/ddp.pt.json"));
+  const auto merged = nlohmann::json::parse(file_text(dir_ + "/ddp.pt.json"));
   EXPECT_EQ(merged["world_size"], 2);
   EXPECT_EQ(merged["backend"], "gloo");
   EXPECT_EQ(merged["buckets"], 5) << merged.dump();
@@ -98,15 +99,15 @@ TEST_F(DdpRanks, AKilledRankEndsItsPeerWithAClearErrorWithinTheTimeout) {
   const pid_t rank1 = spawn_with_env(args(1), rank_env(1, 2, "dead"), dir_ + "/rank1.err");
   // Let both train for a few steps, then kill rank 1 as the OOM killer would.
   const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(static_cast<int>(kProcessDeadline_s));
-  while (std::atoi(read_text(dir_ + "/progress1").c_str()) < 3 && std::chrono::steady_clock::now() < give_up)
+  while (std::atoi(file_text(dir_ + "/progress1").c_str()) < 3 && std::chrono::steady_clock::now() < give_up)
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
-  ASSERT_GE(std::atoi(read_text(dir_ + "/progress1").c_str()), 3) << read_text(dir_ + "/rank1.err");
+  ASSERT_GE(std::atoi(file_text(dir_ + "/progress1").c_str()), 3) << file_text(dir_ + "/rank1.err");
   kill(rank1, SIGKILL);
   const auto killed = std::chrono::steady_clock::now();
   EXPECT_EQ(wait_with_deadline(rank1, 10), 128 + SIGKILL);
   const int code = wait_with_deadline(rank0, 30);
   const double took_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - killed).count();
-  const std::string error = read_text(dir_ + "/rank0.err");
+  const std::string error = file_text(dir_ + "/rank0.err");
   EXPECT_EQ(code, 1) << error;
   EXPECT_LE(took_s, 5 + 5) << "the survivor must give up within --comm-timeout (5 s) plus slack";
   EXPECT_NE(error.find("rank 0 of 2: all-reduce of gradient bucket"), std::string::npos) << error;
@@ -129,16 +130,16 @@ TEST_F(DdpRanks, AStalledRankMakesItsPeerGiveUpAfterTheTimeout) {
   const pid_t rank0 = spawn_with_env(args(0), env(0), dir_ + "/rank0.err");
   const pid_t rank1 = spawn_with_env(args(1), env(1), dir_ + "/rank1.err");
   const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(static_cast<int>(kProcessDeadline_s));
-  while (std::atoi(read_text(dir_ + "/progress1").c_str()) < 3 && std::chrono::steady_clock::now() < give_up)
+  while (std::atoi(file_text(dir_ + "/progress1").c_str()) < 3 && std::chrono::steady_clock::now() < give_up)
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
-  ASSERT_GE(std::atoi(read_text(dir_ + "/progress1").c_str()), 3) << read_text(dir_ + "/rank0.err") << read_text(dir_ + "/rank1.err");
+  ASSERT_GE(std::atoi(file_text(dir_ + "/progress1").c_str()), 3) << file_text(dir_ + "/rank0.err") << file_text(dir_ + "/rank1.err");
   kill(rank1, SIGSTOP);
   const auto stopped = std::chrono::steady_clock::now();
   const int code = wait_with_deadline(rank0, 30);
   const double took_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - stopped).count();
   kill(rank1, SIGKILL);
   wait_with_deadline(rank1, 10);
-  const std::string error = read_text(dir_ + "/rank0.err");
+  const std::string error = file_text(dir_ + "/rank0.err");
   EXPECT_EQ(code, 1) << error;
   EXPECT_GE(took_s, 2) << "it waited for its peer";
   EXPECT_LE(took_s, 3 + 5) << "and gave up after --comm-timeout (3 s) plus slack, despite the pending collective";

@@ -8,9 +8,7 @@
 #include <unistd.h>
 
 #include <chrono>
-#include <fstream>
 #include <map>
-#include <sstream>
 #include <string>
 #include <thread>
 #include <vector>
@@ -65,13 +63,6 @@ constexpr double kProcessDeadline_s = 180;
 // |a - b| / |b| over whole tensors: how far two runs' parameters ended apart.
 inline double relative_difference(const torch::Tensor& a, const torch::Tensor& b) {
   return (a - b).norm().item<double>() / b.norm().item<double>();
-}
-
-inline std::string read_text(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream buffer;
-  buffer << in.rdbuf();
-  return buffer.str();
 }
 
 }  // namespace gpubench::test_support

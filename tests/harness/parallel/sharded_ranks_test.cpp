@@ -12,13 +12,14 @@
 #include "harness/parallel/launch_store.h"
 #include "harness/parallel/rank_launcher.h"
 #include "rank_spawn.h"
+#include "support/file_text.h"
 #include "support/run_command.h"
 
 namespace gpubench {
 namespace {
 
 using test_support::kProcessDeadline_s;
-using test_support::read_text;
+using test_support::file_text;
 using test_support::relative_difference;
 using test_support::spawn_with_env;
 using test_support::wait_with_deadline;
@@ -57,11 +58,11 @@ class ShardedRanks : public ::testing::Test {
     }
     for (int rank = 0; rank < world; ++rank) {
       const std::string err = dir_ + "/" + name + ".rank" + std::to_string(rank) + ".err";
-      EXPECT_EQ(wait_with_deadline(ranks[static_cast<std::size_t>(rank)], kProcessDeadline_s), 0) << name << ": " << read_text(err);
+      EXPECT_EQ(wait_with_deadline(ranks[static_cast<std::size_t>(rank)], kProcessDeadline_s), 0) << name << ": " << file_text(err);
     }
     std::vector<torch::Tensor> tensors;
     torch::load(tensors, out);
-    return {tensors.at(1), tensors.at(2), nlohmann::json::parse(read_text(out + ".json"))};
+    return {tensors.at(1), tensors.at(2), nlohmann::json::parse(file_text(out + ".json"))};
   }
 
   std::string dir_;

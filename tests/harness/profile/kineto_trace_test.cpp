@@ -5,9 +5,8 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 
+#include "support/file_text.h"
 #include "support/run_command.h"
 
 namespace gpubench {
@@ -70,10 +69,7 @@ TEST(KinetoTrace, WrittenOnePerConfigAndRankWithTheRankHtaLooksFor) {
   write_kineto_trace(dir, sample_set(), {1, 2, "nccl", 4242});
   const std::string path = kineto_trace_path(dir, "mlp/cuda/fp32/pinned/ddp-2", 1);
   EXPECT_EQ(path, dir + "/mlp_cuda_fp32_pinned_ddp-2/rank-1.json");
-  std::ifstream in(path);
-  std::stringstream text;
-  text << in.rdbuf();
-  const std::string content = text.str();
+  const std::string content = test_support::file_text(path);
   const auto rank_at = content.find("\"rank\": ");
   ASSERT_NE(rank_at, std::string::npos) << content.substr(0, 400);
   EXPECT_EQ(content.substr(rank_at, 9), "\"rank\": 1");

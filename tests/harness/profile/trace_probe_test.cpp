@@ -3,9 +3,9 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
-#include <fstream>
-#include <sstream>
 #include <thread>
+
+#include "support/report_json.h"
 
 namespace gpubench {
 namespace {
@@ -23,12 +23,7 @@ void drive(Probe& probe, const std::string& config_id, int warmup, int measured)
   probe.run_end();
 }
 
-nlohmann::json read_json(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream text;
-  text << in.rdbuf();
-  return nlohmann::json::parse(text.str());  // throws if the file is not valid JSON
-}
+using test_support::read_json;  // throws if the file is not valid JSON
 
 std::vector<nlohmann::json> events_with(const nlohmann::json& trace, const std::string& ph,
                                         const std::string& cat = "") {
