@@ -14,9 +14,10 @@ stage setup scripts/setup.sh
 # The newest torch's venv (~5 GB of wheels) downloads and unpacks while the suite builds and
 # runs: that is the network and the disk, not the cores the build needs.
 venv_log=$(mktemp)
-scripts/test-newest-torch.sh venv >"$venv_log" 2>&1 &
+# Its own process group (setsid), so that a failed stage ends pip too, not only the script.
+setsid scripts/test-newest-torch.sh venv >"$venv_log" 2>&1 &
 venv_pid=$!
-trap 'kill "$venv_pid" 2>/dev/null || true; rm -f "$venv_log"' EXIT
+trap 'kill -- -"$venv_pid" 2>/dev/null || true; rm -f "$venv_log"' EXIT
 stage build scripts/build.sh
 stage ctest ctest --test-dir build --output-on-failure -j2 --timeout 900
 # The newest torch on PyPI builds and runs too (docs/builds.md).
