@@ -63,9 +63,9 @@ WeightMapping checked_mapping(const DecoderConfig& config, const SafetensorsWeig
   const auto shape_of = [&](const std::string& n) { return weights.shape(n); };
   WeightMapping mapping;
   ExpectedWeights expected;
-  if (config.family == DecoderFamily::Llama) {
-    mapping = huggingface_llama_names();
-    expected = llama_expected_weights(llama_shape_of(config));
+  if (config.family == DecoderFamily::Decoder) {
+    mapping = huggingface_decoder_names(config.weight_names);
+    expected = decoder_expected_weights(config.shape);
   } else {
     mapping = weights.contains("transformer.wte.weight") || !weights.contains("wte.weight") ? huggingface_gpt2_names()
                                                                                            : huggingface_gpt2_base_names();
@@ -86,9 +86,8 @@ std::pair<std::int64_t, std::string> sequence_of(const DecoderConfig& config, st
     config.check_sequence_length(*requested);
     return {*requested, "--seq-len"};
   }
-  const std::int64_t context = config.max_position_embeddings;
-  std::int64_t seq = std::min(context, kDefaultSequenceCap);
-  if (config.sliding_window) seq = std::min(seq, *config.sliding_window);
+  const std::int64_t context = config.shape.max_positions;
+  const std::int64_t seq = std::min(context, kDefaultSequenceCap);
   config.check_sequence_length(seq);
   return {seq, seq < context ? "the config's context (" + std::to_string(context) + ") capped at " + std::to_string(seq) +
                                    " tokens: --seq-len to change it"
@@ -123,6 +122,26 @@ std::string listed(const std::vector<std::string>& names) {
   return text + (names.size() > 3 ? ", ..." : "");
 }
 
+// A config'd GPT-2's sizes (its own family code: learned positions, a tied head).
+DecoderLmSpec gpt2_lm_spec(const std::string& name, const Gpt2Shape& shape, std::int64_t seq_len, const WeightLoader& load) {
+  DecoderLmSpec spec;
+  spec.name = name;
+  spec.family = "gpt2";
+  spec.make_model = [shape, load](const ModelTechniques& t) { return make_gpt2_model(shape, t, load); };
+  spec.parameters = shape.parameters();
+  const std::int64_t positions = shape.context * shape.embd;
+  spec.flops_parameters = spec.parameters - positions;  // N of 6N: the position table is only looked up
+  spec.root_parameters = shape.vocab * shape.embd + positions + 2 * shape.embd;
+  spec.layers = shape.layers;
+  spec.attention_width = spec.kv_width = spec.hidden = shape.embd;
+  spec.intermediate = shape.mlp_width();
+  spec.heads = shape.heads;
+  spec.vocab = shape.vocab;
+  spec.seq_len = seq_len;
+  spec.gated_mlp = false;
+  return spec;
+}
+
 }  // namespace
 
 std::optional<std::string> unread_weights_notice(const std::string& name, const std::string& path, bool random_weights) {
@@ -138,41 +157,19 @@ std::optional<std::string> unread_weights_notice(const std::string& name, const 
          "weights with save_pretrained(folder, safe_serialization=True) to start from them, or say --weights random)";
 }
 
-LlamaShape llama_shape_of(const DecoderConfig& c) {
-  LlamaShape s;
-  s.model_type = c.model_type;
-  s.vocab = c.vocab_size;
-  s.hidden = c.hidden_size;
-  s.intermediate = c.intermediate_size;
-  s.layers = c.num_hidden_layers;
-  s.heads = c.num_attention_heads;
-  s.kv_heads = c.num_key_value_heads;
-  s.head_dim = c.head_dim;
-  s.max_positions = c.max_position_embeddings;
-  s.rms_norm_eps = c.norm_eps;
-  s.rope = {c.rope.type_name(), c.rope.theta, c.rope.factor, c.rope.low_freq_factor, c.rope.high_freq_factor,
-            c.rope.original_max_position_embeddings};
-  s.tie_word_embeddings = c.tie_word_embeddings;
-  s.qkv_bias = c.qkv_bias;
-  s.o_bias = c.o_bias;
-  s.mlp_bias = c.mlp_bias;
-  s.pad_token_id = c.pad_token_id;
-  return s;
-}
-
 Gpt2Shape gpt2_shape_of(const DecoderConfig& c) {
-  if (!c.tie_word_embeddings)
+  if (!c.shape.tie_word_embeddings)
     throw UsageError("config.json '" + c.path + "': tie_word_embeddings is false: expected true (gpubench's GPT-2 ties "
                      "its LM head to wte, as every published GPT-2)");
   Gpt2Shape s;
-  s.vocab = c.vocab_size;
-  s.layers = c.num_hidden_layers;
-  s.heads = c.num_attention_heads;
-  s.embd = c.hidden_size;
-  s.context = c.max_position_embeddings;
-  s.inner = c.intermediate_size;
-  s.layer_norm_eps = c.norm_eps;
-  s.tanh_gelu = c.activation == DecoderActivation::GeluTanh;
+  s.vocab = c.shape.vocab;
+  s.layers = c.shape.layers;
+  s.heads = c.shape.heads;
+  s.embd = c.shape.hidden;
+  s.context = c.shape.max_positions;
+  s.inner = c.shape.intermediate;
+  s.layer_norm_eps = c.shape.norm_eps;
+  s.tanh_gelu = c.shape.activation == DecoderActivation::GeluTanh;
   return s;
 }
 
@@ -183,39 +180,6 @@ DecoderLmSpec read_config_model(const std::string& name, const std::string& path
   std::optional<SafetensorsWeights> weights;
   if (!random_weights) weights = SafetensorsWeights::open(where.folder);
   const WeightMapping mapping = weights ? checked_mapping(config, *weights) : WeightMapping{};
-  DecoderLmSpec spec;
-  spec.name = name;
-  spec.family = config.family == DecoderFamily::Llama ? "llama" : "gpt2";
-  std::tie(spec.seq_len, spec.seq_len_reason) = sequence_of(config, seq_len);
-  spec.parameters = config.parameter_count();
-  spec.layers = config.num_hidden_layers;
-  spec.attention_width = config.num_attention_heads * config.head_dim;
-  spec.kv_width = config.num_key_value_heads * config.head_dim;
-  spec.intermediate = config.intermediate_size;
-  spec.hidden = config.hidden_size;
-  spec.heads = config.num_attention_heads;
-  spec.vocab = config.vocab_size;
-  // N of 6N: the parameters without the tables only looked up.
-  spec.flops_parameters = spec.parameters - (config.family == DecoderFamily::Gpt2 ? config.max_position_embeddings * config.hidden_size : 0) -
-                          (config.tie_word_embeddings ? 0 : config.vocab_size * config.hidden_size);
-  spec.root_parameters = config.vocab_size * config.hidden_size * (config.tie_word_embeddings ? 1 : 2) +
-                         (config.family == DecoderFamily::Gpt2 ? config.max_position_embeddings * config.hidden_size : 0) +
-                         2 * config.hidden_size;
-  spec.real_scale = spec.parameters >= 50'000'000;
-  spec.definition = config.describe();
-  spec.definition["definition"] =
-      "a user's " + config.model_type + " (Hugging Face config.json '" + where.config_file + "'): " +
-      std::to_string(config.num_hidden_layers) + " layers, hidden " + std::to_string(config.hidden_size) + ", " +
-      std::to_string(config.num_attention_heads) + " heads (" + std::to_string(config.num_key_value_heads) +
-      " key/value), vocab " + std::to_string(config.vocab_size) + ", " + std::to_string(spec.parameters) +
-      " parameters; built by gpubench's " + spec.family + " family as transformers 5.17 computes it; next-token "
-      "cross-entropy; Adam lr 1e-3";
-  spec.definition["source"] = where.config_file;
-  const std::vector<std::string> unread = weights || random_weights ? std::vector<std::string>{} : unread_weight_files(where.folder);
-  spec.definition["weights"] = weights          ? weights->listing()
-                               : random_weights ? "random (--weights random)"
-                               : unread.empty() ? "random (the folder has none)"
-                                                : "random (the folder's " + listed(unread) + " not read: safetensors only)";
   std::shared_ptr<const SafetensorsWeights> shared = weights ? std::make_shared<const SafetensorsWeights>(std::move(*weights)) : nullptr;
   // With no weights, the family's init draws them.
   WeightLoader load;
@@ -223,10 +187,27 @@ DecoderLmSpec read_config_model(const std::string& name, const std::string& path
     const std::string problems = load_mapped_weights(module, shared->names(), [&](const std::string& n) { return shared->tensor(n); }, mapping);
     if (!problems.empty()) throw UsageError("weights '" + shared->listing() + "': " + problems);
   };
-  if (config.family == DecoderFamily::Llama)
-    spec.make_model = [shape = llama_shape_of(config), load](const ModelTechniques& t) { return make_llama_model(shape, t, load); };
-  else
-    spec.make_model = [shape = gpt2_shape_of(config), load](const ModelTechniques& t) { return make_gpt2_model(shape, t, load); };
+  const auto [seq, seq_reason] = sequence_of(config, seq_len);
+  DecoderLmSpec spec = config.family == DecoderFamily::Decoder ? decoder_lm_spec(name, config.shape, seq, load)
+                                                              : gpt2_lm_spec(name, gpt2_shape_of(config), seq, load);
+  spec.seq_len_reason = seq_reason;
+  spec.parameters = config.parameter_count();
+  spec.real_scale = spec.parameters >= 50'000'000;
+  spec.definition = config.describe();
+  const DecoderShape& s = config.shape;
+  spec.definition["definition"] =
+      "a user's " + config.model_type + " (Hugging Face config.json '" + where.config_file + "'): " +
+      std::to_string(s.layers) + " layers, hidden " + std::to_string(s.hidden) + ", " + std::to_string(s.heads) +
+      " heads (" + std::to_string(s.kv_heads) + " key/value), vocab " + std::to_string(s.vocab) + ", " +
+      std::to_string(spec.parameters) + " parameters; built by gpubench's " +
+      (spec.family == "gpt2" ? "GPT-2" : "decoder from the family's options") +
+      " as transformers 5.17 computes it; next-token cross-entropy; Adam lr 1e-3";
+  spec.definition["source"] = where.config_file;
+  const std::vector<std::string> unread = shared || random_weights ? std::vector<std::string>{} : unread_weight_files(where.folder);
+  spec.definition["weights"] = shared           ? shared->listing()
+                               : random_weights ? "random (--weights random)"
+                               : unread.empty() ? "random (the folder has none)"
+                                                : "random (the folder's " + listed(unread) + " not read: safetensors only)";
   // The micro-batch: the largest power of two (up to 64) whose bf16 estimate takes at most
   // kGpuShare of an 80 GB GPU; on a CPU one sequence.
   DecoderLmWorkload probe(spec);

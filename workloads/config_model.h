@@ -1,6 +1,6 @@
 #pragma once
 // A user's decoder LM from its Hugging Face config.json (`--model NAME=PATH`), as a
-// DecoderLmSpec: the family's model (workloads/gpt2.h, workloads/llama.h) built to the
+// DecoderLmSpec: the family's model (workloads/gpt2.h, workloads/decoder.h) built to the
 // config's shape, its safetensors loaded by name when the folder has them, the sequence and
 // micro-batch a run uses, and what the row says about all of it.
 #include <cstdint>
@@ -10,7 +10,6 @@
 #include "workloads/decoder_lm.h"
 #include "workloads/formats/hf_decoder_config.h"
 #include "workloads/gpt2.h"
-#include "workloads/llama.h"
 
 namespace gpubench {
 
@@ -36,9 +35,8 @@ DecoderLmSpec read_config_model(const std::string& name, const std::string& path
 // nullopt when it has safetensors, none of those, or with random_weights.
 std::optional<std::string> unread_weights_notice(const std::string& name, const std::string& path, bool random_weights);
 
-// The family shapes of a config (UsageError for a gpt2 config gpubench's GPT-2 cannot be:
-// an untied head).
-LlamaShape llama_shape_of(const DecoderConfig& config);
+// GPT-2's shape of a gpt2 config (UsageError for one gpubench's GPT-2 cannot be: an untied
+// head); the decoder families' is config.shape.
 Gpt2Shape gpt2_shape_of(const DecoderConfig& config);
 
 }  // namespace gpubench

@@ -3,7 +3,7 @@
 #include <algorithm>
 
 #include "workloads/data/token_windows.h"
-#include "workloads/llama.h"
+#include "workloads/decoder.h"
 #include "workloads/model_flops.h"
 #include "workloads/sharded_memory.h"
 
@@ -26,26 +26,27 @@ double layer_bytes_per_token(const DecoderSizes& s, bool sixteen) {
   const auto f = static_cast<double>(s.intermediate > 0 ? s.intermediate : 4 * s.hidden);
   // Fused attention's log-sum-exp (fp32, per head) and the two norms' statistics.
   const double small = 4.0 * static_cast<double>(s.heads) + 16.0;
-  if (s.layout == DecoderLayout::Llama) {
+  const double extra_norms = 8.0 * h * static_cast<double>(s.extra_norms);  // each: its fp32 input and output
+  if (s.layout == DecoderLayout::Gated) {
     // The fp32 residual stream before and after attention and the two RMSNorms' fp32
     // normalised inputs (16h); fp32: the norms' outputs, read by q/k/v and by gate/up (8h),
     // RoPE'd q, k and v (4a + 8k), the attention output (4a), gate, silu, up and their
     // product (16f). 16-bit: a copy of a norm's output cast for each of q, k, v, gate and up
     // (10h), attention's q and output (4a), k and v (4k), the four MLP tensors (8f).
-    return (sixteen ? 26.0 * h + 4.0 * a + 4.0 * k + 8.0 * f : 24.0 * h + 8.0 * a + 8.0 * k + 16.0 * f) + small;
+    return (sixteen ? 26.0 * h + 4.0 * a + 4.0 * k + 8.0 * f : 24.0 * h + 8.0 * a + 8.0 * k + 16.0 * f) + small + extra_norms;
   }
   // GPT-2: the fp32 residual stream before and after attention (8h); fp32: both LayerNorms'
   // outputs (8h), qkv (12h), the attention output (4h), c_fc's and GELU's outputs (8f).
   // 16-bit: the two LayerNorm outputs cast for c_attn and c_fc (4h), qkv (6h), the attention
   // output (2h), c_fc's and GELU's outputs (4f).
-  return (sixteen ? 20.0 * h + 4.0 * f : 32.0 * h + 8.0 * f) + small;
+  return (sixteen ? 20.0 * h + 4.0 * f : 32.0 * h + 8.0 * f) + small + extra_norms;
 }
 
 // After the layers, per token: the final norm's fp32 input and (RMSNorm) normalised input,
 // and the LM head's input (its 16-bit copy under autocast).
 double head_bytes_per_token(const DecoderSizes& s, bool sixteen) {
   const auto h = static_cast<double>(s.hidden);
-  return (s.layout == DecoderLayout::Llama ? 8.0 * h : 4.0 * h) + (sixteen ? 2.0 * h : 4.0 * h);
+  return (s.layout == DecoderLayout::Gated ? 8.0 * h : 4.0 * h) + (sixteen ? 2.0 * h : 4.0 * h);
 }
 
 double decoder_activation_bytes(const Config& config, std::int64_t batch, const DecoderSizes& s) {
@@ -97,16 +98,23 @@ nlohmann::json DecoderLmWorkload::describe() const {
 }
 
 std::int64_t DecoderLmWorkload::forward_macs_per_sample() const {
-  // Per token N multiply-adds in the matmuls of the weights, and 2 L A T in attention's
-  // QK^T and AV (A = heads x head_dim): nanoGPT's 6N + 12 L H Q T training FLOPs a token.
-  return spec_.seq_len * (spec_.flops_parameters + 2 * spec_.layers * spec_.attention_width * spec_.seq_len);
+  // Per token N multiply-adds in the matmuls of the weights, and 2 A K in attention's QK^T
+  // and AV (A = heads x head_dim) over the keys K each layer attends: T (nanoGPT's
+  // 6N + 12 L H Q T training FLOPs a token), a window's min(W, T) under a window.
+  std::int64_t keys = 0;
+  for (std::int64_t layer = 0; layer < spec_.layers; ++layer) {
+    const std::int64_t window = spec_.windows.empty() ? 0 : spec_.windows[static_cast<std::size_t>(layer)];
+    keys += window > 0 ? std::min(window, spec_.seq_len) : spec_.seq_len;
+  }
+  return spec_.seq_len * (spec_.flops_parameters + 2 * spec_.attention_width * keys);
 }
 
 std::string DecoderLmWorkload::flops_convention() const {
   return "nanoGPT estimate_mfu / PaLM appendix B: 6 N + 12 L H Q T training FLOPs per token; N = the parameters without "
          "the tables only looked up (position embeddings, an untied token embedding; a tied one is the LM head's "
          "matmul and counts), H Q = the attention width heads x head_dim (grouped-query attention's smaller K/V "
-         "projections are in N), T = the sequence; forward = a third";
+         "projections are in N), T = the sequence (a sliding-window layer counts the min(W, T) keys it attends "
+         "in place of T); forward = a third";
 }
 
 std::string DecoderLmWorkload::real_data_format() const {
@@ -173,7 +181,9 @@ void set_cpu_sequence(DecoderLmSpec& spec, bool requested) {
 
 std::optional<MemoryEstimate> DecoderLmWorkload::memory_estimate(const Config& config, std::int64_t batch_size) const {
   DecoderSizes sizes{spec_.parameters, spec_.seq_len, spec_.hidden, spec_.heads, spec_.layers, spec_.vocab};
-  sizes.layout = spec_.family == "llama" ? DecoderLayout::Llama : DecoderLayout::Gpt2;
+  sizes.layout = spec_.gated_mlp ? DecoderLayout::Gated : DecoderLayout::Gpt2;
+  sizes.keeps_attention_scores = spec_.keeps_attention_scores;
+  sizes.extra_norms = spec_.extra_norms;
   sizes.intermediate = spec_.intermediate;
   sizes.attention_width = spec_.attention_width;
   sizes.kv_width = spec_.kv_width;
@@ -182,15 +192,17 @@ std::optional<MemoryEstimate> DecoderLmWorkload::memory_estimate(const Config& c
   return decoder_memory_estimate(config, batch_size, sizes);
 }
 
-DecoderLmSpec llama_lm_spec(const std::string& name, const LlamaShape& shape, std::int64_t seq_len) {
+DecoderLmSpec decoder_lm_spec(const std::string& name, const DecoderShape& shape, std::int64_t seq_len,
+                              const WeightLoader& load) {
   DecoderLmSpec spec;
   spec.name = name;
-  spec.family = "llama";
-  spec.make_model = [shape](const ModelTechniques& techniques) { return make_llama_model(shape, techniques); };
+  spec.family = "decoder";
+  spec.make_model = [shape, load](const ModelTechniques& techniques) { return make_decoder_model(shape, techniques, load); };
   spec.parameters = shape.parameters();
   // A tied embedding is the LM head's matmul and counts; an untied one is only looked up.
-  spec.flops_parameters = spec.parameters - (shape.tie_word_embeddings ? 0 : shape.vocab * shape.hidden);
-  spec.root_parameters = shape.vocab * shape.hidden * (shape.tie_word_embeddings ? 1 : 2) + shape.hidden;
+  spec.flops_parameters = spec.parameters - shape.lookup_parameters();
+  spec.root_parameters = shape.vocab * shape.hidden * (shape.tie_word_embeddings ? 1 : 2) +
+                         shape.hidden * (shape.norm == NormKind::LayerNorm ? 2 : 1);
   spec.layers = shape.layers;
   spec.attention_width = shape.heads * shape.head_dim;
   spec.kv_width = shape.kv_heads * shape.head_dim;
@@ -199,12 +211,17 @@ DecoderLmSpec llama_lm_spec(const std::string& name, const LlamaShape& shape, st
   spec.heads = shape.heads;
   spec.vocab = shape.vocab;
   spec.seq_len = seq_len;
+  for (std::int64_t layer = 0; layer < shape.layers && !shape.layer_attention.empty(); ++layer)
+    spec.windows.push_back(shape.attention_of(layer).window.value_or(0));
+  spec.extra_norms = shape.norms_per_layer() - 2 + (shape.qk_norm == QkNorm::None ? 0 : 1);
+  spec.keeps_attention_scores = shape.attention_softcap.has_value();
+  spec.gated_mlp = shape.mlp != MlpKind::Plain;
   spec.definition = shape.describe();
   return spec;
 }
 
 std::unique_ptr<Workload> make_llama_workload(std::optional<std::int64_t> seq_len) {
-  DecoderLmSpec spec = llama_lm_spec("llama", LlamaShape::llama_3_2_1b(), seq_len.value_or(2048));
+  DecoderLmSpec spec = decoder_lm_spec("llama", DecoderShape::llama_3_2_1b(), seq_len.value_or(2048));
   spec.seq_len_reason = seq_len ? "--seq-len" : "built-in: 2048 of Llama 3.2's 131072-token context, with micro-batch 4 "
                                                 "~54 GB of an 80 GB GPU (workloads/README.md)";
   spec.gpu_batch = 4;

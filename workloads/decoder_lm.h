@@ -1,13 +1,15 @@
 #pragma once
 // A decoder language model as a workload: the built-in `llama` (Llama-3.2-1B's shape) and
 // every `--model NAME=PATH` config.json. The model comes from its family (workloads/gpt2.h,
-// workloads/llama.h); this is what trains it: token windows of `seq_len`, next-token
+// workloads/decoder.h); this is what trains it: token windows of `seq_len`, next-token
 // cross-entropy, FLOPs by nanoGPT's convention, a memory estimate, and the weights it
 // starts from.
 #include <functional>
 #include <optional>
 #include <string>
+#include <vector>
 
+#include "workloads/family_layers.h"
 #include "workloads/memory_estimate.h"
 #include "workloads/workload.h"
 
@@ -15,13 +17,19 @@ namespace gpubench {
 
 struct DecoderLmSpec {
   std::string name;
-  std::string family;  // "llama" or "gpt2"
+  std::string family;  // "decoder" (workloads/decoder.h) or "gpt2"
   std::function<Model(const ModelTechniques&)> make_model;
   std::int64_t parameters = 0;
   std::int64_t flops_parameters = 0;  // N of 6N: without input-only tables (position embeddings, an untied token embedding)
   std::int64_t layers = 0, attention_width = 0, hidden = 0, heads = 0, vocab = 0;
   std::int64_t root_parameters = 0;  // embeddings, head, final norm: what no layer holds (the root unit)
   std::int64_t intermediate = 0, kv_width = 0;  // the MLP's width, key/value heads x head_dim
+  // Each layer's attention window (0: every earlier key), for the attention FLOPs; empty: all full.
+  std::vector<std::int64_t> windows;
+  // What the decoder's options add to a layer's activations (decoder_memory_estimate).
+  std::int64_t extra_norms = 0;       // norms per layer beyond two (Gemma's four)
+  bool keeps_attention_scores = false;  // attention computed as scores (a softcap), not fused
+  bool gated_mlp = true;              // the MLP's layout for the estimate
   std::int64_t seq_len = 0;
   // A CPU config's sequence when it is shorter (0: seq_len): a step of a real-scale decoder
   // at 2048 tokens takes 10-20 s on a CPU, one step a preset, no spread.
@@ -66,11 +74,12 @@ class DecoderLmWorkload final : public Workload {
 // ~54 GB of an 80 GB GPU), 1 x 256 on a CPU.
 std::unique_ptr<Workload> make_llama_workload(std::optional<std::int64_t> seq_len);
 
-struct LlamaShape;
-// What a Llama of `shape` trains as, at `seq_len` tokens a sample, under `name`: its model,
-// sizes and definition (the built-in llama's and the tests'; batches and reasons are the
-// caller's).
-DecoderLmSpec llama_lm_spec(const std::string& name, const LlamaShape& shape, std::int64_t seq_len);
+struct DecoderShape;
+// What a decoder of `shape` (workloads/decoder.h) trains as, at `seq_len` tokens a sample,
+// under `name`: its model, sizes and definition (the built-in llama's, a config'd family's
+// and the tests'; batches and reasons are the caller's). `load` fills its weights.
+DecoderLmSpec decoder_lm_spec(const std::string& name, const DecoderShape& shape, std::int64_t seq_len,
+                              const WeightLoader& load = {});
 
 // A decoder's whole estimate (memory_estimate.h) from its sizes: every decoder workload's
 // (the built-in gpt2 and transformer too). Activations: what each layer's forward keeps for
@@ -82,7 +91,7 @@ DecoderLmSpec llama_lm_spec(const std::string& name, const LlamaShape& shape, st
 // worth plus each layer's input.
 enum class DecoderLayout {
   Gpt2,   // LayerNorm, one qkv matmul, GELU MLP (also the transformer workload's block)
-  Llama,  // RMSNorm, q/k/v/o matmuls (grouped-query), SwiGLU MLP
+  Gated,  // RMSNorm, q/k/v/o matmuls (grouped-query), a gated MLP (SwiGLU, GeGLU)
 };
 struct DecoderSizes {
   std::int64_t parameters = 0, seq = 0, hidden = 0, heads = 0, layers = 0, vocab = 0;
@@ -97,6 +106,7 @@ struct DecoderSizes {
   // What no layer holds, the sharded modes' root unit (embeddings, head, final norm); 0:
   // vocab x hidden (a tied embedding). A layer is the rest over `layers`.
   std::int64_t root_parameters = 0;
+  std::int64_t extra_norms = 0;  // norms per layer beyond two, each keeping its fp32 input and output
 };
 MemoryEstimate decoder_memory_estimate(const Config& config, std::int64_t batch, const DecoderSizes& sizes);
 

@@ -1,5 +1,5 @@
 #pragma once
-// The layers the decoder families (llama.h, gpt2.h) are built from, made so that a model of
+// The layers the decoder families (decoder.h, gpt2.h) are built from, made so that a model of
 // billions of parameters is ready in a moment on the device it trains on:
 //  - built, a layer's parameters are allocated and left uninitialised (LibTorch's Linear and
 //    Embedding draw kaiming_uniform_ / normal_ in their constructors, serially on the CPU:

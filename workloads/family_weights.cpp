@@ -7,28 +7,45 @@
 
 namespace gpubench {
 
-ExpectedWeights llama_expected_weights(const LlamaShape& s) {
-  const std::int64_t q = s.heads * s.head_dim, kv = s.kv_heads * s.head_dim;
-  ExpectedWeights out = {{"model.embed_tokens.weight", {s.vocab, s.hidden}}};
+ExpectedWeights decoder_expected_weights(const DecoderShape& s) {
+  const std::int64_t q = s.heads * s.head_dim, kv = s.kv_heads * s.head_dim, c = s.hidden, f = s.intermediate;
+  ExpectedWeights out = {{"model.embed_tokens.weight", {s.vocab, c}}};
+  const auto norm = [&](const std::string& name, std::int64_t size) {
+    out.push_back({name + ".weight", {size}});
+    if (s.norm == NormKind::LayerNorm) out.push_back({name + ".bias", {size}});
+  };
+  const auto linear = [&](const std::string& name, std::int64_t rows, std::int64_t columns, bool bias) {
+    out.push_back({name + ".weight", {rows, columns}});
+    if (bias) out.push_back({name + ".bias", {rows}});
+  };
   for (std::int64_t i = 0; i < s.layers; ++i) {
     const std::string layer = "model.layers." + std::to_string(i) + ".";
-    out.push_back({layer + "input_layernorm.weight", {s.hidden}});
-    for (const auto& [name, rows] : std::vector<std::pair<std::string, std::int64_t>>{{"q_proj", q}, {"k_proj", kv}, {"v_proj", kv}}) {
-      out.push_back({layer + "self_attn." + name + ".weight", {rows, s.hidden}});
-      if (s.qkv_bias) out.push_back({layer + "self_attn." + name + ".bias", {rows}});
+    // The norms' names by placement, as DecoderLayerImpl registers them.
+    if (s.placement != NormPlacement::Post) norm(layer + "input_layernorm", c);
+    norm(layer + "post_attention_layernorm", c);
+    if (s.placement == NormPlacement::Sandwich) norm(layer + "pre_feedforward_layernorm", c);
+    if (s.placement != NormPlacement::Pre) norm(layer + "post_feedforward_layernorm", c);
+    const std::string attention = layer + "self_attn.";
+    if (s.qkv_layout == QkvLayout::Separate) {
+      linear(attention + "q_proj", q, c, s.qkv_bias);
+      linear(attention + "k_proj", kv, c, s.qkv_bias);
+      linear(attention + "v_proj", kv, c, s.qkv_bias);
+    } else {
+      linear(attention + "qkv_proj", q + 2 * kv, c, s.qkv_bias);
     }
-    out.push_back({layer + "self_attn.o_proj.weight", {s.hidden, q}});
-    if (s.o_bias) out.push_back({layer + "self_attn.o_proj.bias", {s.hidden}});
-    out.push_back({layer + "post_attention_layernorm.weight", {s.hidden}});
-    for (const auto& name : {"gate_proj", "up_proj"}) {
-      out.push_back({layer + "mlp." + name + ".weight", {s.intermediate, s.hidden}});
-      if (s.mlp_bias) out.push_back({layer + "mlp." + name + ".bias", {s.intermediate}});
+    linear(attention + "o_proj", c, q, s.o_bias);
+    if (s.qk_norm != QkNorm::None) {
+      norm(attention + "q_norm", s.qk_norm == QkNorm::PerHead ? s.head_dim : q);
+      norm(attention + "k_norm", s.qk_norm == QkNorm::PerHead ? s.head_dim : kv);
     }
-    out.push_back({layer + "mlp.down_proj.weight", {s.hidden, s.intermediate}});
-    if (s.mlp_bias) out.push_back({layer + "mlp.down_proj.bias", {s.hidden}});
+    const std::string mlp = layer + "mlp.";
+    if (s.mlp == MlpKind::Gated) linear(mlp + "gate_proj", f, c, s.mlp_bias);
+    if (s.mlp == MlpKind::GatedFused) linear(mlp + "gate_up_proj", 2 * f, c, s.mlp_bias);
+    else linear(mlp + "up_proj", f, c, s.mlp_bias);
+    linear(mlp + "down_proj", c, f, s.mlp_bias);
   }
-  out.push_back({"model.norm.weight", {s.hidden}});
-  if (!s.tie_word_embeddings) out.push_back({"lm_head.weight", {s.vocab, s.hidden}});
+  norm("model.norm", c);
+  if (!s.tie_word_embeddings) out.push_back({"lm_head.weight", {s.vocab, c}});
   return out;
 }
 

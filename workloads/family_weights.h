@@ -10,18 +10,19 @@
 
 #include <torch/torch.h>
 
+#include "workloads/formats/decoder_shape.h"
 #include "workloads/gpt2.h"
-#include "workloads/llama.h"
 #include "workloads/reference_weights.h"
 
 namespace gpubench {
 
 using ExpectedWeights = std::vector<std::pair<std::string, std::vector<std::int64_t>>>;
 
-// LlamaForCausalLM's (Mistral's, Qwen2's) tensors: model.embed_tokens.weight, each layer's
-// norms, q/k/v/o and gate/up/down projections (with the biases the shape has), model.norm
-// and, untied, lm_head.weight.
-ExpectedWeights llama_expected_weights(const LlamaShape& shape);
+// The one decoder's tensors by its own names (HF's Llama layout: model.embed_tokens.weight,
+// each layer's norms, q/k/v/o or qkv projections, q/k norms, gate/up/down or fused MLP
+// projections, with the biases the shape has, model.norm and, untied, lm_head.weight), in
+// HF's layout: a family's map (huggingface_decoder_names) gives its checkpoint's names.
+ExpectedWeights decoder_expected_weights(const DecoderShape& shape);
 
 // GPT2LMHeadModel's: transformer.wte/wpe, each block's ln_1, attn.c_attn, attn.c_proj,
 // ln_2, mlp.c_fc, mlp.c_proj (Conv1D weights as [in, out]), transformer.ln_f.

@@ -77,11 +77,28 @@ WeightMapping huggingface_gpt2_base_names() {
   return mapping;
 }
 
-WeightMapping huggingface_llama_names() {
+WeightMapping huggingface_decoder_names(const WeightNames& names) {
   WeightMapping mapping;
-  mapping.reference = "HF transformers LlamaForCausalLM";
-  mapping.to_reference = [](const std::string& ours) { return WeightMapping::Name{ours, false}; };
-  mapping.tied = {{"lm_head.weight", "model.embed_tokens.weight"}};
+  mapping.reference = names.reference;
+  const auto renames = names.renames;
+  mapping.to_reference = [renames](const std::string& ours) {
+    std::string name = "." + ours + ".";
+    for (const auto& [from, to] : renames) {
+      const auto at = name.find(from);
+      if (at != std::string::npos) name.replace(at, from.size(), to);
+    }
+    return WeightMapping::Name{name.substr(1, name.size() - 2), false};
+  };
+  mapping.tied = {{mapping.to_reference("lm_head.weight").reference_name, "model.embed_tokens.weight"}};
+  const auto prefixes = names.ignored_prefixes;
+  const auto suffixes = names.ignored_suffixes;
+  mapping.ignored = [prefixes, suffixes](const std::string& name) {
+    for (const auto& prefix : prefixes)
+      if (name.rfind(prefix, 0) == 0) return true;
+    for (const auto& suffix : suffixes)
+      if (ends_with(name, suffix)) return true;
+    return false;
+  };
   return mapping;
 }
 

@@ -6,6 +6,8 @@
 
 #include <torch/torch.h>
 
+#include "workloads/formats/hf_decoder_config.h"
+
 namespace gpubench {
 
 // Weights of a reference implementation, loaded into gpubench's model by name: how the
@@ -57,8 +59,10 @@ void load_reference_weights(torch::nn::Module& module, const TensorMap& weights,
 std::string load_mapped_weights(torch::nn::Module& module, const std::vector<std::string>& names,
                                 const std::function<torch::Tensor(const std::string&)>& read, const WeightMapping& mapping);
 
-// HF transformers LlamaForCausalLM (Mistral, Qwen2): names unchanged; a tied model's
-// lm_head.weight, where a file has it, must equal model.embed_tokens.weight.
-WeightMapping huggingface_llama_names();
+// A config'd decoder family's checkpoint names (workloads/decoder.h's, through the family's
+// renames; HF's Llama layout unchanged): a tied model's head, where a file has it, must
+// equal the embedding; names under the family's ignored prefixes and suffixes hold none of
+// the model's weights.
+WeightMapping huggingface_decoder_names(const WeightNames& names = {});
 
 }  // namespace gpubench

@@ -1,12 +1,12 @@
 #pragma once
-// A Llama of a few thousand parameters (grouped-query: 4 query heads on 2 key/value heads),
-// for the tests of the family's code.
-#include "workloads/llama.h"
+// A Llama-shaped decoder of a few thousand parameters (grouped-query: 4 query heads on 2
+// key/value heads), for the tests of the decoder's code.
+#include "workloads/formats/decoder_shape.h"
 
 namespace gpubench::test_support {
 
-inline LlamaShape tiny_llama() {
-  LlamaShape s;
+inline DecoderShape tiny_llama() {
+  DecoderShape s;
   s.vocab = 101;
   s.hidden = 32;
   s.intermediate = 64;
@@ -15,7 +15,7 @@ inline LlamaShape tiny_llama() {
   s.kv_heads = 2;
   s.head_dim = 8;
   s.max_positions = 128;
-  s.rms_norm_eps = 1e-5;
+  s.norm_eps = 1e-5;
   return s;
 }
 

@@ -31,19 +31,19 @@ class ConfigModelTest : public ::testing::Test {
 
   // The tiny Llama's config.json, tied or not.
   void config(bool tied) {
-    const LlamaShape s = tiny_llama();
+    const DecoderShape s = tiny_llama();
     std::ofstream(dir + "/config.json") << nlohmann::json{
         {"architectures", {"LlamaForCausalLM"}}, {"model_type", "llama"}, {"hidden_act", "silu"},
         {"hidden_size", s.hidden}, {"intermediate_size", s.intermediate}, {"max_position_embeddings", s.max_positions},
         {"num_attention_heads", s.heads}, {"num_hidden_layers", s.layers}, {"num_key_value_heads", s.kv_heads},
-        {"rms_norm_eps", s.rms_norm_eps}, {"rope_theta", 10000.0}, {"tie_word_embeddings", tied}, {"vocab_size", s.vocab}};
+        {"rms_norm_eps", s.norm_eps}, {"rope_theta", 10000.0}, {"tie_word_embeddings", tied}, {"vocab_size", s.vocab}};
   }
   // Its every weight, F32 unless `dtype_of` names another, `extra` besides.
   void weights(bool tied, const std::map<std::string, std::string>& dtype_of = {}, std::vector<StoredTensor> extra = {}) {
-    LlamaShape s = tiny_llama();
+    DecoderShape s = tiny_llama();
     s.tie_word_embeddings = tied;
     std::vector<StoredTensor> tensors;
-    for (const auto& [name, shape] : llama_expected_weights(s)) {
+    for (const auto& [name, shape] : decoder_expected_weights(s)) {
       std::int64_t count = 1;
       for (const auto d : shape) count *= d;
       const auto found = dtype_of.find(name);
@@ -78,7 +78,7 @@ TEST_F(ConfigModelTest, WeightsInDtypesTheLoaderDoesNotReadAreRefusedUpFront) {
 
 TEST_F(ConfigModelTest, ATiedConfigWhoseFileHoldsAnotherHeadIsRefused) {
   config(true);
-  const LlamaShape s = tiny_llama();
+  const DecoderShape s = tiny_llama();
   const std::size_t table = static_cast<std::size_t>(s.vocab * s.hidden);
   weights(true, {}, {{"lm_head.weight", "F32", {s.vocab, s.hidden}, tensor_bytes(std::vector<double>(table, 0.25), torch::kFloat32)}});
   const std::string why = refusal();

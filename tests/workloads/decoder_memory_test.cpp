@@ -14,7 +14,7 @@
 #include "workloads/autocast_scope.h"
 #include "workloads/decoder_lm.h"
 #include "workloads/gpt2.h"
-#include "workloads/llama.h"
+#include "workloads/decoder.h"
 
 namespace gpubench {
 namespace {
@@ -82,9 +82,9 @@ void expect_within_band(const Held& held, const std::function<MemoryEstimate(con
   EXPECT_GE(held.step_peak, 0.8 * tensors.device_total());
 }
 
-LlamaShape llama_of(std::int64_t hidden, std::int64_t intermediate, std::int64_t heads, std::int64_t kv_heads,
+DecoderShape llama_of(std::int64_t hidden, std::int64_t intermediate, std::int64_t heads, std::int64_t kv_heads,
                     std::int64_t head_dim) {
-  LlamaShape s;
+  DecoderShape s;
   s.vocab = kVocab;
   s.hidden = hidden;
   s.intermediate = intermediate;
@@ -104,9 +104,9 @@ TEST_P(LlamaEstimate, HoldsWhatAStepHoldsAtTwoSizes) {
   const CountingCpuAllocator::Scope counting;
   // Llama-like proportions, and a model whose MLP is 16 x hidden and whose heads are 4 x
   // hidden wide together (the shapes issue 49's item 4 found refused too late).
-  for (const LlamaShape& shape : {llama_of(128, 512, 4, 2, 32), llama_of(64, 1024, 2, 1, 128)}) {
+  for (const DecoderShape& shape : {llama_of(128, 512, 4, 2, 32), llama_of(64, 1024, 2, 1, 128)}) {
     torch::manual_seed(0);
-    const DecoderLmWorkload workload(llama_lm_spec("tiny", shape, kSeq));
+    const DecoderLmWorkload workload(decoder_lm_spec("tiny", shape, kSeq));
     Model model = workload.make_model();
     const Held held = held_by_a_step(model, bf16);
     expect_within_band(

@@ -1,11 +1,13 @@
 // A user's model by its config.json equals Hugging Face's: for each tiny case that
-// tests/workloads/hf_family_reference.py saved with transformers 5.17 (save_pretrained:
-// a real config.json and model.safetensors; GPT-2 with gelu_new, Llama with GQA and llama3
-// RoPE tied and untied, Qwen2 with its q/k/v biases, Mistral, the transformers 4.x RoPE
-// spelling, a padding row), gpubench reads the folder as `--model` does and gives the same
-// logits, loss and gradients (fp32, CPU, one thread, to 1e-5 relative).
+// tests/workloads/hf_family_reference.py (and hf_family_cases.py) saved with transformers
+// 5.17 (save_pretrained: a real config.json and model.safetensors; GPT-2, Llama with GQA and
+// every RoPE type, Qwen2/3, Mistral, Gemma 2/3 with windows and softcaps, a multimodal
+// Gemma 3's text decoder, Phi-3 with LongRoPE and partial rotary, OLMo 2, SmolLM3, Granite,
+// StarCoder2, GPT-NeoX), gpubench reads the folder as `--model` does and gives the same
+// logits, loss and every parameter's gradient (fp32, CPU, one thread, to 1e-5 relative).
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <iostream>
 
 #include <gtest/gtest.h>
@@ -46,7 +48,9 @@ TEST_P(FamilyEquality, LogitsLossAndGradientsEqualTransformers) {
   EXPECT_LE(relative_error(loss, reference.tensor("loss")), kRelative)
       << "loss " << loss.item<double>() << " vs " << reference.tensor("loss").item<double>();
   loss.backward();
-  const WeightMapping mapping = spec.family == "llama" ? huggingface_llama_names() : huggingface_gpt2_names();
+  const DecoderConfig config = read_decoder_config(dir + "/config.json");
+  const WeightMapping mapping =
+      config.family == DecoderFamily::Decoder ? huggingface_decoder_names(config.weight_names) : huggingface_gpt2_names();
   int compared = 0;
   double worst = 0;
   for (const auto& item : model.module->named_parameters()) {
@@ -65,10 +69,35 @@ TEST_P(FamilyEquality, LogitsLossAndGradientsEqualTransformers) {
   std::cout << GetParam() << ": worst gradient relative error " << worst << " over " << compared << " parameters\n";
 }
 
+// Every case but gemma2_softcap_sdpa: HF's default SDPA attention drops Gemma 2's score cap
+// (tests/workloads/hf_family_cases.py says so); gpubench computes the capped, eager one.
 INSTANTIATE_TEST_SUITE_P(Cases, FamilyEquality,
                          ::testing::Values("gpt2_gelu_new", "llama_gqa_llama3_tied", "llama_gqa_llama3_untied",
                                            "qwen2_qkv_bias", "mistral_no_window", "llama_v4_spelling_llama3",
-                                           "llama_v4_spelling_default", "llama_pad_token"));
+                                           "llama_v4_spelling_default", "llama_pad_token", "llama_linear_rope",
+                                           "llama_yarn", "qwen3_qk_norm", "qwen3_yarn", "qwen3_window",
+                                           "gemma2_softcap_window", "gemma3_text_layer_types", "gemma3_multimodal",
+                                           "phi3_longrope_partial", "phi3_longrope_short", "olmo2_post_norm",
+                                           "smollm3_no_rope", "granite_multipliers", "starcoder2_window",
+                                           "gpt_neox_parallel", "gpt_neox_sequential"));
+
+// Published shapes (tests/workloads/hf_published_configs.py writes their config.json and
+// transformers' own count of each, on the meta device): gpubench's reader counts the same.
+TEST(PublishedShapes, EveryConfigCountsWhatTransformersCounts) {
+  const char* root = std::getenv("GPUBENCH_FAMILY_REFERENCE_DIR");
+  if (root == nullptr) GTEST_SKIP() << "GPUBENCH_FAMILY_REFERENCE_DIR is not set: ctest runs hf_family_reference.py first";
+  const std::string dir = std::string(root) + "/published";
+  std::ifstream in(dir + "/counts.json");
+  ASSERT_TRUE(in) << dir << "/counts.json: the reference side did not write it";
+  const nlohmann::json counts = nlohmann::json::parse(in);
+  ASSERT_GE(counts.size(), 9u);
+  for (const auto& [repo, count] : counts.items()) {
+    std::string folder = repo;
+    folder.replace(folder.find('/'), 1, "__");
+    const DecoderConfig config = read_decoder_config(dir + "/" + folder + "/config.json");
+    EXPECT_EQ(config.parameter_count(), count.get<std::int64_t>()) << repo;
+  }
+}
 
 }  // namespace
 }  // namespace gpubench

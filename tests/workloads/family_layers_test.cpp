@@ -8,14 +8,14 @@
 
 #include "support/tiny_llama.h"
 #include "workloads/gpt2.h"
-#include "workloads/llama.h"
+#include "workloads/decoder.h"
 
 namespace gpubench {
 namespace {
 
 // The tiny Llama with query/key/value biases and a padding row: every part the init sets.
-LlamaShape small_llama() {
-  LlamaShape s = test_support::tiny_llama();
+DecoderShape small_llama() {
+  DecoderShape s = test_support::tiny_llama();
   s.qkv_bias = true;
   s.pad_token_id = 3;
   return s;
@@ -43,17 +43,17 @@ TEST(FamilyLayers, LinearAndEmbeddingComputeAsLibTorchsOwn) {
 // HF's init, drawn once: Linear and Embedding N(0, 0.02), biases 0, the padding row 0, norms 1.
 TEST(FamilyLayers, ALlamaIsDrawnByItsInitAndALoadedOneOnlyByItsWeights) {
   torch::manual_seed(0);
-  const Model model = make_llama_model(small_llama(), {});
-  auto* llama = model.module->as<LlamaImpl>();
+  const Model model = make_decoder_model(small_llama(), {});
+  auto* llama = model.module->as<DecoderLmImpl>();
   ASSERT_NE(llama, nullptr);
-  const auto& layer = *llama->model->layers->begin()->get()->as<LlamaLayerImpl>();
+  const auto& layer = *llama->model->layers->begin()->get()->as<DecoderLayerImpl>();
   EXPECT_NEAR(std_of(layer.mlp->gate_proj->weight), 0.02, 0.002);
   EXPECT_NEAR(std_of(llama->model->embed_tokens->weight), 0.02, 0.002);
   EXPECT_EQ(layer.self_attn->q_proj->bias.abs().sum().item<double>(), 0.0);
-  EXPECT_TRUE(torch::equal(layer.input_layernorm->weight, torch::ones({small_llama().hidden})));
+  EXPECT_TRUE(torch::equal(layer.attention_in->weight, torch::ones({small_llama().hidden})));
   EXPECT_EQ(llama->model->embed_tokens->weight[3].abs().sum().item<double>(), 0.0);
 
-  const Model loaded = make_llama_model(small_llama(), {}, [](torch::nn::Module& module) {
+  const Model loaded = make_decoder_model(small_llama(), {}, [](torch::nn::Module& module) {
     torch::NoGradGuard no_grad;
     for (auto& p : module.parameters()) p.fill_(0.5);
   });
@@ -83,7 +83,7 @@ TEST(FamilyLayers, AGpt2IsDrawnByNanoGptsInit) {
 // DataParallel replicates by clone(): the family's reset builds, the values are copied.
 TEST(FamilyLayers, ACloneHoldsTheSameParameters) {
   torch::manual_seed(0);
-  const Model model = make_llama_model(small_llama(), {});
+  const Model model = make_decoder_model(small_llama(), {});
   const auto copy = model.module->clone();
   const auto ours = model.module->named_parameters(), theirs = copy->named_parameters();
   ASSERT_EQ(ours.size(), theirs.size());
@@ -93,8 +93,8 @@ TEST(FamilyLayers, ACloneHoldsTheSameParameters) {
 // make_on keeps the variables the members name; on the device they are on, nothing changes.
 TEST(FamilyLayers, MakeOnTheSameDeviceKeepsEverything) {
   torch::manual_seed(0);
-  const Model model = make_llama_model(small_llama(), {});
-  auto* llama = model.module->as<LlamaImpl>();
+  const Model model = make_decoder_model(small_llama(), {});
+  auto* llama = model.module->as<DecoderLmImpl>();
   const auto before = llama->model->embed_tokens->weight.clone();
   make_on(*model.module, torch::kCPU);
   EXPECT_TRUE(torch::equal(llama->model->embed_tokens->weight, before));

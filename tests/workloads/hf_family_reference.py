@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Reference models and outputs for gpubench's Hugging Face decoder families (gpt2, llama, qwen2, mistral).
+"""Reference models and outputs for gpubench's Hugging Face decoder families (gpt2, llama, qwen2, mistral; and from
+hf_family_cases.py qwen3, gemma2, gemma3_text, gemma3, phi3, olmo2, smollm3, granite, starcoder2, gpt_neox).
 
 For each tiny case below: builds the HF model with transformers 5.x from a fixed seed (HF's init, then N(0, 0.1)
 noise added to every parameter so that no bias is 0 and no norm weight 1), saves it with
@@ -12,12 +13,16 @@ files), runs one training-mode forward and backward in fp32 on the CPU and write
                    the model, so it is the mean over all B*(T-1) positions t = 0..T-2 of the cross entropy of
                    logits[b, t] against input_ids[b, t+1] (== F.cross_entropy(logits[:, :-1].reshape(-1, V),
                    input_ids[:, 1:].reshape(-1)), checked below); nothing is ignored, pad tokens included.
-  grad.<name>      fp32  the gradient of every model.named_parameters() entry under its HF name. A tied LM
-                   head is one parameter (named by the embedding), so tied models have no grad.lm_head.weight.
-The C++ side loads model.safetensors by these same HF names.
+  grad.<name>      fp32  the gradient of every model.named_parameters() entry under the name model.safetensors
+                   holds it by (the HF name, except where 5.17 renames on save: gpt_neox's lm_head.weight is
+                   saved as embed_out.weight, gemma3's model.language_model.* as language_model.model.*). A tied
+                   LM head is one parameter (named by the embedding), so tied models have no grad.lm_head.weight.
+                   A case may keep only some parameters (gemma3_multimodal: the text decoder; metadata says).
+The C++ side loads model.safetensors by these same names.
 
 Usage: hf_family_reference.py OUTDIR [--cases a,b,...] [--threads 1]
-       hf_family_reference.py --count-params   (HF parameter counts of two published configs, on the meta device)
+       hf_family_reference.py --count-params [OUTDIR]   (HF parameter counts of published configs, on the meta
+                   device; with OUTDIR also OUTDIR/published/<repo>/config.json and OUTDIR/published/counts.json)
 """
 import argparse
 import copy
@@ -29,6 +34,10 @@ import time
 
 import torch
 import torch.nn.functional as F
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import hf_family_cases  # noqa: E402
+import hf_published_configs  # noqa: E402
 
 SEED, DATA_SEED, BATCH, SEQ = 0, 1234, 2, 24
 PERTURB = 0.1  # std of the noise added to every parameter after HF's init
@@ -93,6 +102,8 @@ CASES = {
                                                                                  rope_theta=10000.0)), None),
 }
 
+CASES.update(hf_family_cases.CASES)  # entries there carry a 4th element, the options run_case reads
+
 # --count-params: the published config.json of each model (huggingface.co/<repo>/blob/main/config.json), written
 # down from the hub files as published (transformers-4.x spelling); no network is used.
 PUBLISHED = {
@@ -119,6 +130,8 @@ EXPECTED_PARAMS = {"meta-llama/Llama-3.2-1B": 1_235_814_400, "HuggingFaceTB/Smol
 
 
 def rope_spelling(config_json):
+    if "text_config" in config_json:
+        return "text_config: " + rope_spelling(config_json["text_config"])
     if "rope_parameters" in config_json:
         return "transformers-5.x: rope_parameters=" + json.dumps(config_json["rope_parameters"], sort_keys=True)
     if "rope_theta" in config_json or "rope_scaling" in config_json:
@@ -145,19 +158,29 @@ def check_llama3(model, config):
         rope["factor"])
 
 
+def saved_name(pname, param, saved):
+    """The model.safetensors key holding this parameter (5.17 renames some on save): the one equal tensor."""
+    matches = [key for key, value in saved.items()
+               if value.shape == param.shape and torch.equal(value, param.detach())]
+    assert len(matches) == 1, (pname, matches)
+    return matches[0]
+
+
 def run_case(name, outdir):
     import transformers
     from safetensors import safe_open
     from safetensors.torch import save_file
     from transformers import AutoModelForCausalLM
-    class_name, kwargs, v4_json = CASES[name]
+    class_name, kwargs, v4_json = CASES[name][:3]
+    options = CASES[name][3] if len(CASES[name]) > 3 else {}
+    attn = {"attn_implementation": options["attn_implementation"]} if "attn_implementation" in options else {}
     config_class = getattr(transformers, class_name)
     folder = os.path.join(outdir, name)
     os.makedirs(folder, exist_ok=True)
 
     torch.manual_seed(SEED)
-    config = config_class.from_dict(copy.deepcopy(v4_json)) if v4_json else config_class(**kwargs)
-    built = AutoModelForCausalLM.from_config(config)
+    config = config_class.from_dict(copy.deepcopy(v4_json)) if v4_json else config_class(**copy.deepcopy(kwargs))
+    built = AutoModelForCausalLM.from_config(config, **attn)
     # HF's init leaves biases 0, norm weights 1 and activations near 0 (std 0.02), where e.g. gelu_new and exact
     # gelu agree to ~3e-6: noise on every parameter makes each tensor and each formula visible in the outputs.
     generator = torch.Generator().manual_seed(SEED + 1)
@@ -171,13 +194,13 @@ def run_case(name, outdir):
     with open(os.path.join(folder, "config.json")) as f:
         saved_json = json.load(f)
 
-    model = AutoModelForCausalLM.from_pretrained(folder, dtype=torch.float32)
+    model = AutoModelForCausalLM.from_pretrained(folder, dtype=torch.float32, **attn)
     for key, value in built.state_dict().items():  # the folder holds the model that was built
         assert torch.equal(value, model.state_dict()[key]), key
     model.train()
     generator = torch.Generator().manual_seed(DATA_SEED)
     ids = torch.randint(0, VOCAB, (BATCH, SEQ), generator=generator)
-    pad = model.config.pad_token_id
+    pad = getattr(model.config.get_text_config(), "pad_token_id", None)
     if pad is not None:
         ids[0, 5], ids[1, 0], ids[1, 11] = pad, pad, pad
 
@@ -191,19 +214,32 @@ def run_case(name, outdir):
 
     tensors = {"input_ids": ids.contiguous(), "logits": logits.detach().contiguous(),
                "loss": loss.detach().reshape(()).contiguous()}
+    with safe_open(os.path.join(folder, "model.safetensors"), "pt") as f:
+        saved = {key: f.get_tensor(key) for key in f.keys()}
+    renamed, left_out = {}, []
     for pname, param in model.named_parameters():
+        stored = pname if pname in saved else saved_name(pname, param, saved)
+        if not stored.startswith(tuple(options.get("grad_prefixes", ("",)))):
+            left_out.append(stored)
+            continue
+        if stored != pname:
+            renamed[pname] = stored
         assert param.grad is not None, pname + " got no gradient"
-        tensors["grad." + pname] = param.grad.detach().contiguous()
+        tensors["grad." + stored] = param.grad.detach().contiguous()
     if pad is not None:
         embed = model.get_input_embeddings().weight.grad
         assert embed[pad].abs().max() == 0 and embed.abs().sum() > 0, "padding row should get no gradient"
     metadata = {"case": name, "transformers": transformers.__version__, "torch": torch.__version__,
                 "attn_implementation": str(model.config._attn_implementation), "batch": str(BATCH), "seq": str(SEQ),
                 "loss": "HF labels=input_ids: mean CE of logits[:, t] vs input_ids[:, t+1], t=0..T-2, over B*(T-1)"}
+    if renamed:
+        metadata["grad_names"] = "model.safetensors names; in-memory HF names differ: " + json.dumps(renamed)
+    if left_out:
+        metadata["grad_left_out"] = "%d tensors of model.safetensors have no grad entry (not text decoder): %s" % (
+            len(left_out), json.dumps(sorted({key.split(".")[0] for key in left_out})))
     save_file(tensors, os.path.join(folder, "reference.safetensors"), metadata=metadata)
 
-    with safe_open(os.path.join(folder, "model.safetensors"), "pt") as f:
-        weights = {key: tuple(f.get_slice(key).get_shape()) for key in f.keys()}
+    weights = {key: tuple(value.shape) for key, value in saved.items()}
     tied = bool(getattr(model.config, "tie_word_embeddings", False))
     print("== %s (%s, %s attention)" % (name, type(model).__name__, model.config._attn_implementation))
     print("   config.json RoPE spelling: " + rope_spelling(saved_json))
@@ -215,13 +251,30 @@ def run_case(name, outdir):
         print("     %-48s %s" % (key, list(weights[key])))
     print("   loss %.7f (manual shift CE %.7f); ids[0,:8] %s; %d gradients" % (
         loss.item(), manual.item(), ids[0, :8].tolist(), len(tensors) - 3))
+    if renamed:
+        print("   %d gradients under their model.safetensors name, e.g. %s -> %s" % (
+            len(renamed), *next(iter(renamed.items()))))
+    if left_out:
+        print("   " + metadata["grad_left_out"])
+    if "check" in options:
+        for fact in options["check"](model, ids, logits):
+            print("   " + fact)
     if pad is not None:
         print("   pad_token_id %d occurs %d times in input_ids; its embedding row has zero gradient"
               % (pad, int((ids == pad).sum())))
 
 
-def count_params():
-    from transformers import AutoModelForCausalLM, LlamaConfig
+def write_published(outdir, repo, published):
+    if outdir:
+        folder = os.path.join(outdir, "published", repo.replace("/", "__"))
+        os.makedirs(folder, exist_ok=True)
+        with open(os.path.join(folder, "config.json"), "w") as f:
+            json.dump(published, f, indent=2, sort_keys=True)
+
+
+def count_params(outdir=None):
+    from transformers import CONFIG_MAPPING, AutoModelForCausalLM, LlamaConfig
+    counts = {}
     for repo, published in PUBLISHED.items():
         config = LlamaConfig.from_dict(copy.deepcopy(published))  # HF mutates nested dicts
         with torch.device("meta"):
@@ -233,6 +286,25 @@ def count_params():
               f"{embed:,}; non-embedding {total - embed:,}; untied would be {untied:,}; rope_parameters "
               + json.dumps(config.rope_parameters, sort_keys=True))
         assert total == model.num_parameters() == EXPECTED_PARAMS[repo], (repo, total)
+        counts[repo] = total
+        write_published(outdir, repo, published)
+    for repo, published in hf_published_configs.PUBLISHED.items():
+        config = CONFIG_MAPPING[published["model_type"]].from_dict(copy.deepcopy(published))
+        with torch.device("meta"):
+            model = AutoModelForCausalLM.from_config(config)
+        total = sum(p.numel() for p in model.parameters())
+        embed = model.get_input_embeddings().weight.numel()
+        text = config.get_text_config()
+        print(f"{repo}: {total:,} parameters ({type(model).__name__}, tie_word_embeddings="
+              f"{text.tie_word_embeddings}); embedding {embed:,}; non-embedding {total - embed:,}; rope_parameters "
+              + json.dumps(text.rope_parameters, sort_keys=True))
+        assert total == model.num_parameters() == hf_published_configs.EXPECTED[repo], (repo, total)
+        counts[repo] = total
+        write_published(outdir, repo, published)
+    if outdir:
+        with open(os.path.join(outdir, "published", "counts.json"), "w") as f:
+            json.dump(counts, f, indent=2, sort_keys=True)
+        print("wrote %s/published/<repo>/config.json and counts.json" % outdir)
 
 
 def main(argv):
@@ -245,7 +317,7 @@ def main(argv):
     torch.set_num_threads(args.threads)
     start = time.time()
     if args.count_params:
-        count_params()
+        count_params(args.outdir)
     else:
         if not args.outdir:
             parser.error("OUTDIR is required unless --count-params")

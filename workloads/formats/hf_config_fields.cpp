@@ -21,7 +21,7 @@ const nlohmann::json* ConfigFields::find(const std::string& key) const {
 }
 
 UsageError ConfigFields::refusal(const std::string& field, const nlohmann::json* value, const std::string& expected) const {
-  return UsageError("config.json '" + path_ + "': " + field + " is " + (value ? json_excerpt(*value) : "missing") +
+  return UsageError("config.json '" + path_ + "': " + prefix_ + field + " is " + (value ? json_excerpt(*value) : "missing") +
                     ": expected " + expected);
 }
 

@@ -1,5 +1,6 @@
 #pragma once
 #include <cstdint>
+#include <limits>
 #include <optional>
 #include <string>
 
@@ -9,6 +10,9 @@
 
 namespace gpubench {
 
+// No upper bound, for ConfigFields::number.
+inline constexpr double kInfinity = std::numeric_limits<double>::infinity();
+
 // Typed reads of a Hugging Face config.json's top-level keys, each refusal worded the same
 // way: UsageError "config.json 'PATH': FIELD is VALUE: expected WHAT" (VALUE "missing" when
 // the key is absent). A key set to null reads as absent, as HF's from_dict sees None.
@@ -16,7 +20,10 @@ namespace gpubench {
 // finite, booleans JSON booleans.
 class ConfigFields {
  public:
-  ConfigFields(const nlohmann::json& root, std::string path) : root_(root), path_(std::move(path)) {}
+  // `prefix` names where `root` sits in the file ("text_config." for a multimodal config's
+  // text decoder), so that refusals name the field as the file has it.
+  ConfigFields(const nlohmann::json& root, std::string path, std::string prefix = "")
+      : root_(root), path_(std::move(path)), prefix_(std::move(prefix)) {}
 
   const std::string& path() const { return path_; }
   // The value at `key`, or nullptr when the key is absent or null.
@@ -53,6 +60,7 @@ class ConfigFields {
  private:
   const nlohmann::json& root_;
   std::string path_;
+  std::string prefix_;
 };
 
 }  // namespace gpubench

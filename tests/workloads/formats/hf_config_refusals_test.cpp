@@ -50,8 +50,10 @@ std::string refusal(const json& config) {
 }
 
 TEST(HfConfigRefusals, OtherModelsAndHeads) {
+  EXPECT_MENTIONS(refusal(with(llama(), "model_type", "mixtral")),
+                  "model_type is \"mixtral\": expected one of \"gpt2\", \"llama\", \"mistral\", \"qwen2\", \"qwen3\"");
   EXPECT_MENTIONS(refusal(with(llama(), "model_type", "qwen3")),
-                  "model_type is \"qwen3\": expected one of \"gpt2\", \"llama\", \"mistral\", \"qwen2\"");
+                  "architectures is [\"LlamaForCausalLM\"]: expected [\"Qwen3ForCausalLM\"] for model_type \"qwen3\"");
   EXPECT_MENTIONS(refusal(without(llama(), "model_type")), "model_type is missing: expected one of");
   EXPECT_MENTIONS(refusal(with(llama(), "architectures", {"LlamaForSequenceClassification"})),
                   "architectures is [\"LlamaForSequenceClassification\"]: expected [\"LlamaForCausalLM\"]");
@@ -79,8 +81,8 @@ TEST(HfConfigRefusals, MissingOrMistypedShapeKeysNeverFallBackToClassDefaults) {
   EXPECT_MENTIONS(refusal(with(llama(), "tie_word_embeddings", 1)), "tie_word_embeddings is 1: expected true or false");
   EXPECT_MENTIONS(refusal(with(llama(), "rms_norm_eps", -1)), "rms_norm_eps is -1: expected a number >= 0");
   // Llama without num_key_value_heads: as many as the heads (LlamaConfig's None); null likewise.
-  EXPECT_EQ(parse_json_config(without(llama(), "num_key_value_heads")).num_key_value_heads, 4);
-  EXPECT_EQ(parse_json_config(with(typed("mistral"), "num_key_value_heads", nullptr)).num_key_value_heads, 4);
+  EXPECT_EQ(parse_json_config(without(llama(), "num_key_value_heads")).shape.kv_heads, 4);
+  EXPECT_EQ(parse_json_config(with(typed("mistral"), "num_key_value_heads", nullptr)).shape.kv_heads, 4);
   // Dimensions at the 2^40 bound still count, and the count's overflow is refused.
   json huge = with(with(llama(), "hidden_size", std::int64_t{1} << 40), "vocab_size", std::int64_t{1} << 40);
   EXPECT_MENTIONS(refusal(with(huge, "intermediate_size", std::int64_t{1} << 40)), "its parameter count overflows 64 bits");
@@ -97,25 +99,29 @@ TEST(HfConfigRefusals, ShapesThatDoNotDivide) {
                   "num_attention_heads is 4: expected a divisor of hidden_size (30)");  // LlamaConfig refuses it too
   EXPECT_MENTIONS(refusal(with(typed("qwen2"), "hidden_size", 30)), "expected a divisor of hidden_size (30)");
   // Mistral with head_dim given does not divide hidden (HF builds it).
-  EXPECT_EQ(parse_json_config(with(with(typed("mistral"), "hidden_size", 30), "head_dim", 8)).head_dim, 8);
+  EXPECT_EQ(parse_json_config(with(with(typed("mistral"), "hidden_size", 30), "head_dim", 8)).shape.head_dim, 8);
   EXPECT_MENTIONS(refusal(with(gpt2(), "n_head", 5)), "n_head is 5: expected a divisor of n_embd (32)");
   EXPECT_MENTIONS(refusal(with(gpt2(), "hidden_size", 64)), "hidden_size is 64: expected the value of n_embd (32)");
-  EXPECT_EQ(parse_json_config(with(without(gpt2(), "n_embd"), "hidden_size", 64)).hidden_size, 64);  // the alias alone
+  EXPECT_EQ(parse_json_config(with(without(gpt2(), "n_embd"), "hidden_size", 64)).shape.hidden, 64);  // the alias alone
 }
 
 TEST(HfConfigRefusals, ActivationsDropoutAndGpt2Attention) {
-  EXPECT_MENTIONS(refusal(with(llama(), "hidden_act", "gelu")), "hidden_act is \"gelu\": expected \"silu\" or \"swish\"");
-  EXPECT_EQ(parse_json_config(with(llama(), "hidden_act", "swish")).activation, DecoderActivation::Silu);
+  EXPECT_MENTIONS(refusal(with(llama(), "hidden_act", "relu")), "hidden_act is \"relu\": expected silu (swish), the tanh GELU");
+  EXPECT_EQ(parse_json_config(with(llama(), "hidden_act", "swish")).shape.activation, DecoderActivation::Silu);
+  EXPECT_EQ(parse_json_config(with(llama(), "hidden_act", "gelu")).shape.activation, DecoderActivation::GeluErf);
   EXPECT_MENTIONS(refusal(with(gpt2(), "activation_function", "quick_gelu")), "activation_function is \"quick_gelu\"");
   EXPECT_MENTIONS(refusal(with(gpt2(), "activation_function", "gelu_10")), "expected the tanh GELU");
   for (const char* tanh : {"gelu_new", "gelu_pytorch_tanh", "gelu_python_tanh", "gelu_accurate", "gelu_fast"})
-    EXPECT_EQ(parse_json_config(with(gpt2(), "activation_function", tanh)).activation, DecoderActivation::GeluTanh) << tanh;
-  EXPECT_EQ(parse_json_config(with(gpt2(), "activation_function", "gelu")).activation, DecoderActivation::GeluErf);
+    EXPECT_EQ(parse_json_config(with(gpt2(), "activation_function", tanh)).shape.activation, DecoderActivation::GeluTanh) << tanh;
+  EXPECT_EQ(parse_json_config(with(gpt2(), "activation_function", "gelu")).shape.activation, DecoderActivation::GeluErf);
   // GPT2Config takes relu and silu; gpubench's GPT-2 does not: refused where the file is read.
   EXPECT_MENTIONS(refusal(with(gpt2(), "activation_function", "relu")), "activation_function is \"relu\": expected the tanh GELU");
   EXPECT_MENTIONS(refusal(with(gpt2(), "activation_function", "silu")), "activation_function is \"silu\"");
-  EXPECT_MENTIONS(refusal(with(llama(), "attention_dropout", 0.1)), "attention_dropout is 0.1: expected 0");
-  EXPECT_EQ(parse_json_config(with(llama(), "attention_dropout", 0)).hidden_size, 32);
+  // Dropout is read and not applied, as GPT-2's: the row says so.
+  EXPECT_EQ(parse_json_config(with(llama(), "attention_dropout", 0.1)).not_applied,
+            std::vector<std::string>{"attention_dropout 0.1 is not applied (a benchmark of the training step runs without dropout)"});
+  EXPECT_MENTIONS(refusal(with(llama(), "attention_dropout", 1.5)), "attention_dropout is 1.5: expected a number in [0.0, 1.0]");
+  EXPECT_TRUE(parse_json_config(with(llama(), "attention_dropout", 0)).not_applied.empty());
   EXPECT_MENTIONS(refusal(with(gpt2(), "add_cross_attention", true)), "add_cross_attention is true: expected false");
   EXPECT_MENTIONS(refusal(with(gpt2(), "scale_attn_weights", false)), "scale_attn_weights is false: expected true");
   EXPECT_MENTIONS(refusal(with(gpt2(), "scale_attn_by_inverse_layer_idx", true)),
@@ -124,74 +130,91 @@ TEST(HfConfigRefusals, ActivationsDropoutAndGpt2Attention) {
   const DecoderConfig upcast = parse_json_config(with(gpt2(), "reorder_and_upcast_attn", true));
   EXPECT_TRUE(upcast.reorder_and_upcast_attn);
   EXPECT_MENTIONS(upcast.describe()["not_applied"][1].get<std::string>(), "reorder_and_upcast_attn is not applied");
-  EXPECT_EQ(parse_json_config(with(gpt2(), "n_inner", 80)).intermediate_size, 80);
+  EXPECT_EQ(parse_json_config(with(gpt2(), "n_inner", 80)).shape.intermediate, 80);
 }
 
 TEST(HfConfigRefusals, PadTokenMustBeAnEmbeddingRow) {
   EXPECT_MENTIONS(refusal(with(llama(), "pad_token_id", 100)), "pad_token_id is 100: expected null or a token id in [-100, 100)");
   EXPECT_MENTIONS(refusal(with(llama(), "pad_token_id", -101)), "pad_token_id is -101");
-  EXPECT_EQ(parse_json_config(with(llama(), "pad_token_id", -100)).pad_token_id, 0);
-  EXPECT_FALSE(parse_json_config(with(gpt2(), "pad_token_id", 5)).pad_token_id);  // GPT-2's wte has no padding row
+  EXPECT_EQ(parse_json_config(with(llama(), "pad_token_id", -100)).shape.pad_token_id, 0);
+  EXPECT_FALSE(parse_json_config(with(gpt2(), "pad_token_id", 5)).shape.pad_token_id);  // GPT-2's wte has no padding row
+}
+
+// Windows as each family places them: Mistral every layer (layer_types refused: MistralConfig
+// ignores it), Qwen2 from max_window_layers on or as layer_types says.
+std::vector<std::optional<std::int64_t>> windows_of(const json& config) {
+  const DecoderShape shape = parse_json_config(config).shape;
+  std::vector<std::optional<std::int64_t>> out;
+  for (std::int64_t i = 0; i < shape.layers; ++i) out.push_back(shape.attention_of(i).window);
+  return out;
 }
 
 TEST(HfConfigRefusals, SlidingWindows) {
+  using Windows = std::vector<std::optional<std::int64_t>>;
   EXPECT_MENTIONS(refusal(with(typed("mistral"), "layer_types", {"full_attention", "full_attention"})),
                   "layer_types is [\"full_attention\",\"full_attention\"]: expected absent");
   EXPECT_MENTIONS(refusal(with(typed("mistral"), "sliding_window", 0)), "sliding_window is 0");
+  EXPECT_EQ(windows_of(without(typed("mistral"), "sliding_window")), (Windows{4096, 4096}));  // MistralConfig's default
+  EXPECT_EQ(windows_of(with(typed("mistral"), "sliding_window", nullptr)), (Windows{std::nullopt, std::nullopt}));
   const json windowed = with(with(typed("qwen2"), "use_sliding_window", true), "sliding_window", 64);
-  EXPECT_MENTIONS(refusal(with(windowed, "max_window_layers", 1)),
-                  "use_sliding_window is true: expected false, or max_window_layers (1) >= num_hidden_layers (2)");
-  EXPECT_EQ(refusal(windowed), "accepted");  // max_window_layers absent: Qwen2Config's 28 >= 2 layers, no window
-  EXPECT_EQ(refusal(with(windowed, "max_window_layers", 28)), "accepted");
-  EXPECT_EQ(refusal(with(with(windowed, "max_window_layers", 1), "sliding_window", nullptr)), "accepted");
-  EXPECT_MENTIONS(refusal(with(without(windowed, "sliding_window"), "max_window_layers", 1)), "use_sliding_window is true");
-  EXPECT_EQ(refusal(with(with(typed("qwen2"), "sliding_window", 4), "max_window_layers", 0)), "accepted");
+  EXPECT_EQ(windows_of(with(windowed, "max_window_layers", 1)), (Windows{std::nullopt, 64}));
+  EXPECT_EQ(windows_of(windowed), (Windows{std::nullopt, std::nullopt}));  // Qwen2Config's 28 >= 2 layers
+  EXPECT_EQ(windows_of(with(with(windowed, "max_window_layers", 1), "sliding_window", nullptr)), (Windows{std::nullopt, std::nullopt}));
+  EXPECT_EQ(windows_of(with(without(windowed, "sliding_window"), "max_window_layers", 0)), (Windows{4096, 4096}));
+  EXPECT_EQ(windows_of(with(with(typed("qwen2"), "sliding_window", 4), "max_window_layers", 0)),
+            (Windows{std::nullopt, std::nullopt}));  // use_sliding_window false
+  EXPECT_EQ(windows_of(with(windowed, "layer_types", {"sliding_attention", "full_attention"})), (Windows{64, std::nullopt}));
   EXPECT_MENTIONS(refusal(with(typed("qwen2"), "layer_types", {"full_attention", "sliding_attention"})),
-                  "expected 2 \"full_attention\" entries, one per layer");
-  EXPECT_MENTIONS(refusal(with(typed("qwen2"), "layer_types", {"full_attention"})), "layer_types is [\"full_attention\"]");
+                  "sliding_window is missing: expected an integer >= 1 (layer_types names sliding-window layers)");
+  EXPECT_MENTIONS(refusal(with(typed("qwen2"), "layer_types", {"full_attention"})),
+                  "layer_types is [\"full_attention\"]: expected 2 entries, each \"full_attention\" or \"sliding_attention\"");
 }
 
 TEST(HfConfigRoPE, BothSpellingsNormaliseAsTransformers5) {
   const json llama3 = {{"rope_type", "llama3"}, {"factor", 8.0}, {"low_freq_factor", 1.0}, {"high_freq_factor", 4.0}};
   // 4.x: rope_scaling + top-level theta; original_max defaults to max_position_embeddings.
-  RopeConfig rope = parse_json_config(with(with(llama(), "rope_scaling", llama3), "rope_theta", 5e5)).rope;
-  EXPECT_EQ(rope.type, RopeConfig::Type::Llama3);
+  RopeShape rope = parse_json_config(with(with(llama(), "rope_scaling", llama3), "rope_theta", 5e5)).shape.ropes[0];
+  EXPECT_EQ(rope.type, RopeShape::Type::Llama3);
   EXPECT_DOUBLE_EQ(rope.theta, 5e5);
-  EXPECT_EQ(rope.original_max_position_embeddings, 128);
+  EXPECT_EQ(rope.original_max_positions, 128);
   // A top-level original_max_position_embeddings is not read by LlamaConfig's RoPE.
   EXPECT_EQ(parse_json_config(with(with(llama(), "rope_scaling", llama3), "original_max_position_embeddings", 64))
-                .rope.original_max_position_embeddings, 128);
+                .shape.ropes[0].original_max_positions, 128);
   // 5.x: rope_parameters with theta inside; a theta inside the dict beats a top-level one.
-  rope = parse_json_config(with(with(llama(), "rope_parameters", with(llama3, "rope_theta", 1e4)), "rope_theta", 7.0)).rope;
+  rope = parse_json_config(with(with(llama(), "rope_parameters", with(llama3, "rope_theta", 1e4)), "rope_theta", 7.0)).shape.ropes[0];
   EXPECT_DOUBLE_EQ(rope.theta, 1e4);
   // Both dicts: rope_scaling wins and rope_parameters is dropped, unless rope_scaling is {} or null.
   json both = with(with(llama(), "rope_scaling", llama3), "rope_parameters", {{"rope_type", "default"}, {"rope_theta", 3.0}});
-  EXPECT_EQ(parse_json_config(both).rope.type, RopeConfig::Type::Llama3);
-  EXPECT_DOUBLE_EQ(parse_json_config(both).rope.theta, 10000.0);
-  EXPECT_DOUBLE_EQ(parse_json_config(with(both, "rope_scaling", json::object())).rope.theta, 3.0);
-  EXPECT_EQ(parse_json_config(with(both, "rope_scaling", nullptr)).rope.type, RopeConfig::Type::Default);
+  EXPECT_EQ(parse_json_config(both).shape.ropes[0].type, RopeShape::Type::Llama3);
+  EXPECT_DOUBLE_EQ(parse_json_config(both).shape.ropes[0].theta, 10000.0);
+  EXPECT_DOUBLE_EQ(parse_json_config(with(both, "rope_scaling", json::object())).shape.ropes[0].theta, 3.0);
+  EXPECT_EQ(parse_json_config(with(both, "rope_scaling", nullptr)).shape.ropes[0].type, RopeShape::Type::Default);
   // The legacy "type" key; nothing at all: default, theta 10000.
-  EXPECT_EQ(parse_json_config(with(llama(), "rope_scaling", with(without(llama3, "rope_type"), "type", "llama3"))).rope.type,
-            RopeConfig::Type::Llama3);
-  EXPECT_DOUBLE_EQ(parse_json_config(llama()).rope.theta, 10000.0);
-  EXPECT_EQ(parse_json_config(llama()).rope.type, RopeConfig::Type::Default);
+  EXPECT_EQ(parse_json_config(with(llama(), "rope_scaling", with(without(llama3, "rope_type"), "type", "llama3"))).shape.ropes[0].type,
+            RopeShape::Type::Llama3);
+  EXPECT_DOUBLE_EQ(parse_json_config(llama()).shape.ropes[0].theta, 10000.0);
+  EXPECT_EQ(parse_json_config(llama()).shape.ropes[0].type, RopeShape::Type::Default);
 }
 
-TEST(HfConfigRoPE, RefusesWhatIsNotDefaultOrLlama3) {
+TEST(HfConfigRoPE, RefusesWhatIsNotImplemented) {
   const json llama3 = {{"rope_type", "llama3"}, {"factor", 8.0}, {"low_freq_factor", 1.0}, {"high_freq_factor", 4.0}};
-  for (const char* type : {"linear", "dynamic", "yarn", "longrope", "proportional", "mystery"})
+  for (const char* type : {"dynamic", "proportional", "mystery"})
     EXPECT_MENTIONS(refusal(with(llama(), "rope_scaling", {{"rope_type", type}, {"factor", 2.0}})),
-                    "rope_scaling.rope_type is \"" + std::string(type) + "\": expected \"default\" or \"llama3\"");
-  EXPECT_MENTIONS(refusal(with(llama(), "rope_scaling", {{"type", "linear"}, {"factor", 2.0}})),
-                  "rope_scaling.type is \"linear\"");
+                    "rope_scaling.rope_type is \"" + std::string(type) + "\": expected \"default\", \"linear\", \"llama3\", \"yarn\" or \"longrope\"");
+  EXPECT_MENTIONS(refusal(with(llama(), "rope_scaling", {{"type", "dynamic"}, {"factor", 2.0}})),
+                  "rope_scaling.type is \"dynamic\"");
+  EXPECT_EQ(parse_json_config(with(llama(), "rope_scaling", {{"type", "linear"}, {"factor", 2.0}})).shape.ropes[0].type,
+            RopeShape::Type::Linear);
+  EXPECT_MENTIONS(refusal(with(llama(), "rope_scaling", {{"rope_type", "longrope"}, {"short_factor", {1.0}}, {"long_factor", {1.0}}})),
+                  "rope_scaling.short_factor is [1.0]: expected a list of 4 numbers > 0 (one per rotated channel pair)");
   EXPECT_MENTIONS(refusal(with(llama(), "rope_parameters", {{"rope_type", nullptr}})), "rope_parameters.rope_type is null");
   EXPECT_MENTIONS(refusal(with(llama(), "rope_scaling", "llama3")), "rope_scaling is \"llama3\": expected an object");
-  EXPECT_MENTIONS(refusal(with(llama(), "partial_rotary_factor", 0.5)), "partial_rotary_factor is 0.5: expected 1");
+  EXPECT_MENTIONS(refusal(with(llama(), "partial_rotary_factor", 0.5)), "partial_rotary_factor is 0.5: expected 1 or absent (this family's RoPE rotates every channel");
   EXPECT_MENTIONS(refusal(with(llama(), "rope_parameters", {{"rope_type", "default"}, {"partial_rotary_factor", 0.5}})),
                   "rope_parameters.partial_rotary_factor is 0.5");
   EXPECT_EQ(refusal(with(llama(), "partial_rotary_factor", 1.0)), "accepted");
   EXPECT_MENTIONS(refusal(with(llama(), "rope_parameters", {{"full_attention", {{"rope_type", "default"}}}})),
-                  "rope_parameters.full_attention is {\"rope_type\":\"default\"}: expected a RoPE parameter");
+                  "rope_parameters.full_attention is {\"rope_type\":\"default\"}: expected a RoPE parameter (one RoPE for every layer");
   EXPECT_MENTIONS(refusal(with(llama(), "rope_scaling", without(llama3, "factor"))),
                   "rope_scaling.factor is missing: expected a number >= 1.0");
   EXPECT_MENTIONS(refusal(with(llama(), "rope_scaling", with(llama3, "factor", 0.5))), "rope_scaling.factor is 0.5");

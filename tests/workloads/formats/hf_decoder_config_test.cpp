@@ -74,39 +74,39 @@ const char* kMistral7B_v03 = R"({
 TEST(HfDecoderConfig, Llama32_1BHasItsPublishedShapeAndCount) {
   const DecoderConfig c = parse(kLlama32_1B);
   EXPECT_EQ(c.parameter_count(), 1'235'814'400);
-  EXPECT_EQ(c.family, DecoderFamily::Llama);
+  EXPECT_EQ(c.family, DecoderFamily::Decoder);
   EXPECT_EQ(c.model_type, "llama");
-  EXPECT_EQ(c.head_dim, 64);
-  EXPECT_EQ(c.num_key_value_heads, 8);
-  EXPECT_TRUE(c.tie_word_embeddings);
-  EXPECT_DOUBLE_EQ(c.norm_eps, 1e-5);
-  EXPECT_FALSE(c.qkv_bias || c.o_bias || c.mlp_bias);
-  EXPECT_EQ(c.rope.type, RopeConfig::Type::Llama3);
-  EXPECT_DOUBLE_EQ(c.rope.theta, 500000.0);
-  EXPECT_DOUBLE_EQ(c.rope.factor, 32.0);
-  EXPECT_DOUBLE_EQ(c.rope.low_freq_factor, 1.0);
-  EXPECT_DOUBLE_EQ(c.rope.high_freq_factor, 4.0);
-  EXPECT_EQ(c.rope.original_max_position_embeddings, 8192);
-  EXPECT_FALSE(c.pad_token_id);
-  EXPECT_FALSE(c.sliding_window);
+  EXPECT_EQ(c.shape.head_dim, 64);
+  EXPECT_EQ(c.shape.kv_heads, 8);
+  EXPECT_TRUE(c.shape.tie_word_embeddings);
+  EXPECT_DOUBLE_EQ(c.shape.norm_eps, 1e-5);
+  EXPECT_FALSE(c.shape.qkv_bias || c.shape.o_bias || c.shape.mlp_bias);
+  EXPECT_EQ(c.shape.ropes[0].type, RopeShape::Type::Llama3);
+  EXPECT_DOUBLE_EQ(c.shape.ropes[0].theta, 500000.0);
+  EXPECT_DOUBLE_EQ(c.shape.ropes[0].factor, 32.0);
+  EXPECT_DOUBLE_EQ(c.shape.ropes[0].low_freq_factor, 1.0);
+  EXPECT_DOUBLE_EQ(c.shape.ropes[0].high_freq_factor, 4.0);
+  EXPECT_EQ(c.shape.ropes[0].original_max_positions, 8192);
+  EXPECT_FALSE(c.shape.pad_token_id);
+  EXPECT_TRUE(c.shape.layer_attention.empty()) << "every layer full, one RoPE";
 }
 
 TEST(HfDecoderConfig, SmolLM2_135MHasItsPublishedCount) {
   const DecoderConfig c = parse(kSmolLM2_135M);
   EXPECT_EQ(c.parameter_count(), 134'515'008);
-  EXPECT_EQ(c.head_dim, 64);  // 576 / 9, no head_dim key
-  EXPECT_EQ(c.rope.type, RopeConfig::Type::Default);
-  EXPECT_DOUBLE_EQ(c.rope.theta, 100000.0);  // an integer in the file
+  EXPECT_EQ(c.shape.head_dim, 64);  // 576 / 9, no head_dim key
+  EXPECT_EQ(c.shape.ropes[0].type, RopeShape::Type::Default);
+  EXPECT_DOUBLE_EQ(c.shape.ropes[0].theta, 100000.0);  // an integer in the file
 }
 
 TEST(HfDecoderConfig, Gpt2SmallHas124MAndItsDropoutIsRecordedNotApplied) {
   const DecoderConfig c = parse(kGpt2);
   EXPECT_EQ(c.parameter_count(), 124'439'808);
   EXPECT_EQ(c.family, DecoderFamily::Gpt2);
-  EXPECT_EQ(c.activation, DecoderActivation::GeluTanh);
-  EXPECT_EQ(c.intermediate_size, 3072);  // n_inner absent: 4 * n_embd
-  EXPECT_EQ(c.max_position_embeddings, 1024);
-  EXPECT_TRUE(c.tie_word_embeddings && c.qkv_bias && c.o_bias && c.mlp_bias);
+  EXPECT_EQ(c.shape.activation, DecoderActivation::GeluTanh);
+  EXPECT_EQ(c.shape.intermediate, 3072);  // n_inner absent: 4 * n_embd
+  EXPECT_EQ(c.shape.max_positions, 1024);
+  EXPECT_TRUE(c.shape.tie_word_embeddings && c.shape.qkv_bias && c.shape.o_bias && c.shape.mlp_bias);
   EXPECT_DOUBLE_EQ(c.dropout_ignored.resid_pdrop, 0.1);
   EXPECT_DOUBLE_EQ(c.dropout_ignored.embd_pdrop, 0.1);
   EXPECT_DOUBLE_EQ(c.dropout_ignored.attn_pdrop, 0.1);
@@ -130,28 +130,28 @@ TEST(HfDecoderConfig, Gpt2SmallHas124MAndItsDropoutIsRecordedNotApplied) {
 TEST(HfDecoderConfig, Qwen25AndMistralHaveTheirPublishedCounts) {
   const DecoderConfig qwen = parse(kQwen25_05B);
   EXPECT_EQ(qwen.parameter_count(), 494'032'768);
-  EXPECT_TRUE(qwen.qkv_bias);
-  EXPECT_FALSE(qwen.o_bias || qwen.mlp_bias);
-  EXPECT_FALSE(qwen.sliding_window);  // use_sliding_window false: sliding_window 32768 means nothing
-  EXPECT_DOUBLE_EQ(qwen.rope.theta, 1e6);
+  EXPECT_TRUE(qwen.shape.qkv_bias);
+  EXPECT_FALSE(qwen.shape.o_bias || qwen.shape.mlp_bias);
+  EXPECT_TRUE(qwen.shape.layer_attention.empty());  // use_sliding_window false: sliding_window 32768 means nothing
+  EXPECT_DOUBLE_EQ(qwen.shape.ropes[0].theta, 1e6);
   const DecoderConfig mistral = parse(kMistral7B_v03);
   EXPECT_EQ(mistral.parameter_count(), 7'248'023'552);
-  EXPECT_FALSE(mistral.qkv_bias || mistral.o_bias || mistral.mlp_bias);
-  EXPECT_FALSE(mistral.sliding_window);
-  EXPECT_EQ(mistral.describe()["sliding_window"], nullptr);
+  EXPECT_FALSE(mistral.shape.qkv_bias || mistral.shape.o_bias || mistral.shape.mlp_bias);
+  EXPECT_TRUE(mistral.shape.layer_attention.empty());  // sliding_window null: no window
+  EXPECT_EQ(mistral.describe()["layers"], json::array());
 }
 
-TEST(HfDecoderConfig, MistralsWindowIsAcceptedUpToItsLength) {
+TEST(HfDecoderConfig, MistralsWindowIsEveryLayers) {
   json v01 = json::parse(kMistral7B_v03);  // Mistral-7B-v0.1: vocab 32000, window 4096, theta 1e4
   v01["vocab_size"] = 32000;
   v01["sliding_window"] = 4096;
   const DecoderConfig c = parse_decoder_config(v01, "/m/config.json");
   EXPECT_EQ(c.parameter_count(), 7'241'732'096);
-  EXPECT_EQ(c.sliding_window, 4096);
-  EXPECT_NO_THROW(c.check_sequence_length(4096));
-  EXPECT_THROW(c.check_sequence_length(4097), UsageError);
+  ASSERT_EQ(c.shape.layer_attention.size(), 32u);
+  for (const LayerAttention& layer : c.shape.layer_attention) EXPECT_EQ(layer.window, 4096);
+  EXPECT_NO_THROW(c.check_sequence_length(8192)) << "windowed attention is computed, at any length";
   v01.erase("sliding_window");  // absent: MistralConfig's default window, 4096
-  EXPECT_EQ(parse_decoder_config(v01, "/m/config.json").sliding_window, 4096);
+  EXPECT_EQ(parse_decoder_config(v01, "/m/config.json").shape.attention_of(0).window, 4096);
 }
 
 // The tiny models tests/workloads/hf_family_reference.py saves with transformers 5.17
@@ -166,7 +166,7 @@ TEST(HfDecoderConfig, TinyReferenceConfigsGiveHfsCounts) {
     "original_max_position_embeddings": 64, "rope_theta": 10000.0, "rope_type": "llama3"},
     "tie_word_embeddings": false, "transformers_version": "5.17.0", "use_cache": true, "vocab_size": 101})");
   EXPECT_EQ(untied.parameter_count(), 25056);
-  EXPECT_EQ(untied.rope.original_max_position_embeddings, 64);
+  EXPECT_EQ(untied.shape.ropes[0].original_max_positions, 64);
   const DecoderConfig qwen = parse(R"({"architectures": ["Qwen2ForCausalLM"], "attention_dropout": 0.0,
     "hidden_act": "silu", "hidden_size": 32, "intermediate_size": 64, "layer_types": ["full_attention",
     "full_attention"], "max_position_embeddings": 128, "max_window_layers": 28, "model_type": "qwen2",
@@ -182,14 +182,14 @@ TEST(HfDecoderConfig, TinyReferenceConfigsGiveHfsCounts) {
     "rope_parameters": {"rope_theta": 1000000.0, "rope_type": "default"}, "sliding_window": null,
     "tie_word_embeddings": false, "vocab_size": 101})");
   EXPECT_EQ(mistral.parameter_count(), 31200);
-  EXPECT_EQ(mistral.head_dim, 16);  // != hidden / heads, as Mistral-Nemo
+  EXPECT_EQ(mistral.shape.head_dim, 16);  // != hidden / heads, as Mistral-Nemo
   const DecoderConfig pad = parse(R"({"model_type": "llama", "head_dim": 8, "hidden_size": 32,
     "intermediate_size": 64, "max_position_embeddings": 128, "num_attention_heads": 4, "num_hidden_layers": 2,
     "num_key_value_heads": 2, "pad_token_id": 3, "rms_norm_eps": 1e-05,
     "rope_parameters": {"rope_theta": 10000.0, "rope_type": "default"}, "tie_word_embeddings": false,
     "vocab_size": 101})");
   EXPECT_EQ(pad.parameter_count(), 25056);
-  EXPECT_EQ(pad.pad_token_id, 3);
+  EXPECT_EQ(pad.shape.pad_token_id, 3);
   const DecoderConfig gpt2 = parse(R"({"activation_function": "gelu_new", "add_cross_attention": false,
     "architectures": ["GPT2LMHeadModel"], "attn_pdrop": 0.0, "embd_pdrop": 0.0, "layer_norm_epsilon": 1e-05,
     "model_type": "gpt2", "n_embd": 32, "n_head": 2, "n_inner": null, "n_layer": 2, "n_positions": 64,
@@ -204,29 +204,29 @@ TEST(HfDecoderConfig, BiasesAreResolvedPerFamily) {
   json llama = json::parse(kSmolLM2_135M);
   llama["attention_bias"] = true;
   DecoderConfig c = parse_decoder_config(llama, "c");
-  EXPECT_TRUE(c.qkv_bias && c.o_bias && !c.mlp_bias);
+  EXPECT_TRUE(c.shape.qkv_bias && c.shape.o_bias && !c.shape.mlp_bias);
   llama["mlp_bias"] = true;
-  EXPECT_TRUE(parse_decoder_config(llama, "c").mlp_bias);
+  EXPECT_TRUE(parse_decoder_config(llama, "c").shape.mlp_bias);
   json qwen = json::parse(kQwen25_05B);  // Qwen2 and Mistral ignore the keys
   qwen["attention_bias"] = false;
   qwen["mlp_bias"] = true;
   c = parse_decoder_config(qwen, "c");
-  EXPECT_TRUE(c.qkv_bias && !c.o_bias && !c.mlp_bias);
+  EXPECT_TRUE(c.shape.qkv_bias && !c.shape.o_bias && !c.shape.mlp_bias);
   json mistral = json::parse(kMistral7B_v03);
   mistral["attention_bias"] = true;
   c = parse_decoder_config(mistral, "c");
-  EXPECT_FALSE(c.qkv_bias || c.o_bias || c.mlp_bias);
+  EXPECT_FALSE(c.shape.qkv_bias || c.shape.o_bias || c.shape.mlp_bias);
 }
 
 TEST(HfDecoderConfig, DescribesTheRowWithRopeAndPadding) {
   json smol = json::parse(kSmolLM2_135M);
   smol["pad_token_id"] = -1;  // nn.Embedding reads a negative padding_idx from the end
   const DecoderConfig c = parse_decoder_config(smol, "/m/config.json");
-  EXPECT_EQ(c.pad_token_id, 49151);
+  EXPECT_EQ(c.shape.pad_token_id, 49151);
   const json row = c.describe();
   EXPECT_EQ(row["config"], "/m/config.json");
-  EXPECT_EQ(row["family"], "llama");
-  EXPECT_EQ(row["rope"], (json{{"type", "default"}, {"theta", 100000.0}}));
+  EXPECT_EQ(row["family"], "decoder");
+  EXPECT_EQ(row["ropes"], (json::array({{{"type", "default"}, {"theta", 100000.0}}})));
   EXPECT_EQ(row["pad_token_id"], 49151);
   EXPECT_EQ(row["bias"], (json{{"qkv", false}, {"o", false}, {"mlp", false}}));
   EXPECT_EQ(row["activation"], "silu");

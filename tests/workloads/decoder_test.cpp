@@ -1,5 +1,5 @@
-// The Llama family's parts and the built-in `llama` workload (Llama-3.2-1B's shape).
-#include "workloads/llama.h"
+// The one decoder's parts and the built-in `llama` workload (Llama-3.2-1B's shape).
+#include "workloads/decoder.h"
 
 #include <gtest/gtest.h>
 
@@ -8,6 +8,7 @@
 #include <ATen/record_function.h>
 
 #include "support/tiny_llama.h"
+#include "workloads/decoder_rope.h"
 #include "workloads/decoder_lm.h"
 #include "workloads/family_weights.h"
 #include "workloads/gpt2.h"
@@ -17,14 +18,24 @@ namespace {
 
 using test_support::tiny_llama;
 
+// llama3 scaling at head_dim 8, theta 1e4, factor 8, original context 64.
+RopeShape llama3_tiny() {
+  RopeShape rope;
+  rope.type = RopeShape::Type::Llama3;
+  rope.factor = 8.0;
+  rope.original_max_positions = 64;
+  return rope;
+}
+
 TEST(Llama, Llama32OneBHasItsPublishedParameterCount) {
-  EXPECT_EQ(LlamaShape::llama_3_2_1b().parameters(), 1235814400);
+  EXPECT_EQ(DecoderShape::llama_3_2_1b().parameters(), 1235814400);
+  EXPECT_EQ(DecoderShape::llama_3_2_1b().rotary_dim(0), 64);
   for (const bool tied : {true, false})
     for (const bool biases : {true, false}) {
-      LlamaShape s = tiny_llama();
+      DecoderShape s = tiny_llama();
       s.tie_word_embeddings = tied;
       s.qkv_bias = s.o_bias = s.mlp_bias = biases;
-      Llama model(s);
+      DecoderLm model(s);
       std::int64_t count = 0;
       for (const auto& p : model->parameters()) count += p.numel();
       EXPECT_EQ(count, s.parameters()) << "tied " << tied << " biases " << biases;
@@ -35,18 +46,16 @@ TEST(Llama, Llama32OneBHasItsPublishedParameterCount) {
 // frequency kept, the second smoothed, the last two divided (hf_family_reference.py prints
 // transformers' [1.0, 0.01304, 0.00125, 0.000125]).
 TEST(Llama, Llama3RopeFrequenciesAreTransformersBands) {
-  RopeShape rope{"llama3", 10000.0, 8.0, 1.0, 4.0, 64};
-  const auto frequencies = rope.inverse_frequencies(8);
+  const auto frequencies = rope_frequencies(llama3_tiny(), 8).inverse;
   ASSERT_EQ(frequencies.numel(), 4);
   EXPECT_FLOAT_EQ(frequencies[0].item<float>(), 1.0f);
   EXPECT_NEAR(frequencies[1].item<float>(), 0.01304f, 1e-5);
   EXPECT_NEAR(frequencies[2].item<float>(), 0.00125f, 1e-7);
   EXPECT_NEAR(frequencies[3].item<float>(), 0.000125f, 1e-8);
-  RopeShape plain;
-  EXPECT_NEAR(plain.inverse_frequencies(8)[1].item<float>(), 0.1f, 1e-7);
+  EXPECT_NEAR(rope_frequencies(RopeShape{}, 8).inverse[1].item<float>(), 0.1f, 1e-7);
 }
 
-// Each aten::pow with a scalar base on this thread: RopeShape::inverse_frequencies's
+// Each aten::pow with a scalar base on this thread: rope_frequencies's
 // theta ** exponents (RmsNorm's x.pow(2) is pow.Tensor_Scalar, not counted).
 int scalar_base_pows = 0;
 std::unique_ptr<at::ObserverContext> count_scalar_base_pow(const at::RecordFunction& fn) {
@@ -59,11 +68,11 @@ std::unique_ptr<at::ObserverContext> count_scalar_base_pow(const at::RecordFunct
 // finding 1): every forward built them on the host and copied them to the device, a host
 // sync each step that a CUDA Graph capture refuses. The values stay HF's bits.
 TEST(Llama, RotaryFrequenciesAreMadeOnceOnTheModelsDevice) {
-  LlamaShape s = tiny_llama();
-  s.rope = {"llama3", 10000.0, 8.0, 1.0, 4.0, 64};
+  DecoderShape s = tiny_llama();
+  s.ropes = {llama3_tiny()};
   ModelTechniques techniques;
   techniques.device = torch::kCPU;
-  Model model = make_llama_model(s, techniques);
+  Model model = make_decoder_model(s, techniques);
   const auto tokens = torch::randint(0, s.vocab, {2, 5}, torch::kInt64);
   scalar_base_pows = 0;
   const auto handle = at::addThreadLocalCallback(at::RecordFunctionCallback(count_scalar_base_pow));
@@ -71,24 +80,25 @@ TEST(Llama, RotaryFrequenciesAreMadeOnceOnTheModelsDevice) {
   model.forward(tokens).sum().backward();
   at::removeCallback(handle);
   EXPECT_EQ(scalar_base_pows, 0) << "frequencies computed again inside a forward";
-  auto* llama = model.module->as<LlamaImpl>();
+  auto* llama = model.module->as<DecoderLmImpl>();
   ASSERT_NE(llama, nullptr);
-  const torch::Tensor& kept = llama->rotary_inverse_frequencies(torch::kCPU);
-  EXPECT_TRUE(torch::equal(kept, s.rope.inverse_frequencies(s.head_dim)));
-  EXPECT_EQ(llama->rotary_inverse_frequencies(torch::kCPU).data_ptr(), kept.data_ptr()) << "kept, not made again";
+  const torch::Tensor& kept = llama->rope_inverse_frequencies(0);
+  EXPECT_TRUE(torch::equal(kept, rope_frequencies(s.ropes[0], s.head_dim).inverse));
+  model.forward(tokens);
+  EXPECT_EQ(llama->rope_inverse_frequencies(0).data_ptr(), kept.data_ptr()) << "kept, not made again";
 }
 
 // The names and shapes a checkpoint is held against are the module's own (Conv1D weights
 // transposed for GPT-2), so the up-front check and the loader agree.
 TEST(FamilyWeights, ExpectedNamesAndShapesAreTheModulesParameters) {
   for (const bool tied : {true, false}) {
-    LlamaShape s = tiny_llama();
+    DecoderShape s = tiny_llama();
     s.tie_word_embeddings = tied;
     s.qkv_bias = true;
-    Llama model(s);
+    DecoderLm model(s);
     std::map<std::string, std::vector<std::int64_t>> ours;
     for (const auto& p : model->named_parameters()) ours[p.key()] = p.value().sizes().vec();
-    const ExpectedWeights list = llama_expected_weights(s);
+    const ExpectedWeights list = decoder_expected_weights(s);
     std::map<std::string, std::vector<std::int64_t>> expected(list.begin(), list.end());
     EXPECT_EQ(ours, expected);
   }
@@ -114,9 +124,9 @@ TEST(FamilyWeights, ExpectedNamesAndShapesAreTheModulesParameters) {
 
 // The padding row gets no gradient, as HF's nn.Embedding(padding_idx).
 TEST(Llama, ThePaddingRowGetsNoGradient) {
-  LlamaShape s = tiny_llama();
+  DecoderShape s = tiny_llama();
   s.pad_token_id = 7;
-  Llama model(s);
+  DecoderLm model(s);
   model->init_weights();
   EXPECT_EQ(model->model->embed_tokens->weight[7].abs().sum().item<double>(), 0.0) << "zero at init, as HF";
   const auto tokens = torch::tensor({{7, 3, 7, 9, 1}}, torch::kInt64);
