@@ -102,7 +102,11 @@ class CheckpointFunction final : public torch::autograd::Function<CheckpointFunc
     {
       at::AutoGradMode grad(true);
       ForwardState state(*segment);
-      output = segment->run(detached);
+      // A view, not the leaf itself: autocast caches its 16-bit cast of a leaf that needs a
+      // gradient (its weight-cast rule), so the segment's matmuls reading the input straight
+      // (OLMo 2's post-norm layers) would share one cast whose gradients sum in 16 bits,
+      // where the forward without ckpt casts three times and sums in fp32.
+      output = segment->run(detached.view_as(detached));
     }
     // Reentrant: the recomputed graph's backward runs here, inside this one.
     torch::autograd::backward({output}, {grad_outputs[0]});
