@@ -90,17 +90,59 @@ TEST(Llama, RotaryFrequenciesAreMadeOnceOnTheModelsDevice) {
 
 // The names and shapes a checkpoint is held against are the module's own (Conv1D weights
 // transposed for GPT-2), so the up-front check and the loader agree.
-TEST(FamilyWeights, ExpectedNamesAndShapesAreTheModulesParameters) {
+// Every option that adds, fuses or drops a tensor, alone and together.
+std::vector<DecoderShape> option_variants() {
+  std::vector<DecoderShape> variants;
   for (const bool tied : {true, false}) {
     DecoderShape s = tiny_llama();
     s.tie_word_embeddings = tied;
     s.qkv_bias = true;
+    variants.push_back(s);
+  }
+  DecoderShape gemma = tiny_llama();
+  gemma.norm = NormKind::RmsOnePlus;
+  gemma.placement = NormPlacement::Sandwich;
+  gemma.qk_norm = QkNorm::PerHead;
+  variants.push_back(gemma);
+  DecoderShape olmo = tiny_llama();
+  olmo.placement = NormPlacement::Post;
+  olmo.qk_norm = QkNorm::FullWidth;
+  olmo.o_bias = true;
+  variants.push_back(olmo);
+  DecoderShape phi = tiny_llama();
+  phi.qkv_layout = QkvLayout::FusedBlocked;
+  phi.mlp = MlpKind::GatedFused;
+  phi.mlp_bias = true;
+  variants.push_back(phi);
+  DecoderShape neox = tiny_llama();
+  neox.kv_heads = neox.heads;
+  neox.norm = NormKind::LayerNorm;
+  neox.qkv_layout = QkvLayout::FusedPerHead;
+  neox.mlp = MlpKind::Plain;
+  neox.qkv_bias = neox.o_bias = neox.mlp_bias = true;
+  neox.parallel_residual = true;
+  variants.push_back(neox);
+  return variants;
+}
+
+TEST(FamilyWeights, ExpectedNamesAndShapesAreTheModulesParameters) {
+  for (const DecoderShape& s : option_variants()) {
     DecoderLm model(s);
     std::map<std::string, std::vector<std::int64_t>> ours;
-    for (const auto& p : model->named_parameters()) ours[p.key()] = p.value().sizes().vec();
+    std::int64_t count = 0;
+    for (const auto& p : model->named_parameters()) {
+      ours[p.key()] = p.value().sizes().vec();
+      count += p.value().numel();
+    }
     const ExpectedWeights list = decoder_expected_weights(s);
     std::map<std::string, std::vector<std::int64_t>> expected(list.begin(), list.end());
-    EXPECT_EQ(ours, expected);
+    EXPECT_EQ(ours, expected) << s.describe().dump();
+    EXPECT_EQ(count, s.parameters()) << s.describe().dump();
+    // Every variant trains: a forward and backward reach every parameter.
+    model->init_weights();
+    model->make_rope_frequencies(torch::kCPU);
+    model->forward(torch::randint(0, s.vocab, {2, 6}, torch::kInt64)).sum().backward();
+    for (const auto& p : model->named_parameters()) EXPECT_TRUE(p.value().grad().defined()) << p.key();
   }
   Gpt2Shape g;
   g.vocab = 101;
@@ -173,6 +215,18 @@ TEST(LlamaWorkload, ACpuConfigTrainsAShorterDefaultSequenceAndSaysSo) {
   const auto at_2048 = gpu->memory_estimate(Config::parse("llama/cpu/fp32"), 1);
   ASSERT_TRUE(cpu_estimate && at_2048);
   EXPECT_LT(cpu_estimate->activations, at_2048->activations / 15);
+}
+
+// A sliding-window layer attends min(W, T) keys: its attention FLOPs count those, not T.
+TEST(DecoderWorkload, WindowedLayersCountTheKeysTheyAttend) {
+  DecoderShape s = tiny_llama();
+  const auto macs = [&](const DecoderShape& shape) { return DecoderLmWorkload(decoder_lm_spec("w", shape, 64)).forward_macs_per_sample(); };
+  const std::int64_t plain = macs(s);
+  s.layer_attention = {{16, 0}, {std::nullopt, 0}};
+  const std::int64_t attention_width = s.heads * s.head_dim;
+  EXPECT_EQ(plain - macs(s), 64 * 2 * attention_width * (64 - 16)) << "layer 0 attends 16 keys, not 64";
+  s.layer_attention = {{128, 0}, {std::nullopt, 0}};
+  EXPECT_EQ(macs(s), plain) << "a window longer than the sequence is every key";
 }
 
 TEST(LlamaWorkload, FlopsAreNanoGptsConvention) {
