@@ -16,6 +16,7 @@
 #include "core/config/errors.h"
 #include "core/io/atomic_file.h"
 #include "harness/run/child_process.h"
+#include "workloads/config_model.h"
 #include "workloads/data/image_folder.h"
 
 namespace gpubench {
@@ -103,7 +104,7 @@ void add_model_inputs(const std::string& name, const std::string& path, std::vec
   std::error_code error;
   if (!fs::is_directory(path, error)) paths.emplace_back(what, path);
   if (is_zip_file(path)) return;
-  const fs::path folder = fs::is_directory(path, error) ? fs::path(path) : fs::path(path).parent_path();
+  const fs::path folder = model_folder(path);
   const auto add = [&](const std::string& file, const std::string& role) {
     paths.emplace_back(what + "'s " + role, (folder / file).string());
   };

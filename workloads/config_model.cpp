@@ -21,7 +21,7 @@ struct Located {
 Located locate(const std::string& name, const std::string& path) {
   std::error_code error;
   if (fs::is_directory(path, error)) return {(fs::path(path) / "config.json").string(), path};
-  if (fs::is_regular_file(path, error)) return {path, fs::path(path).parent_path().string()};
+  if (fs::is_regular_file(path, error)) return {path, model_folder(path)};
   throw UsageError("--model " + name + "='" + path + "' is neither a folder holding config.json nor a config.json file");
 }
 
@@ -143,6 +143,13 @@ DecoderLmSpec gpt2_lm_spec(const std::string& name, const Gpt2Shape& shape, std:
 }
 
 }  // namespace
+
+std::string model_folder(const std::string& path) {
+  std::error_code error;
+  if (fs::is_directory(path, error)) return path;
+  const std::string parent = fs::path(path).parent_path().string();
+  return parent.empty() ? "." : parent;
+}
 
 std::optional<std::string> unread_weights_notice(const std::string& name, const std::string& path, bool random_weights) {
   if (random_weights) return std::nullopt;

@@ -35,6 +35,11 @@ DecoderLmSpec read_config_model(const std::string& name, const std::string& path
 // nullopt when it has safetensors, none of those, or with random_weights.
 std::optional<std::string> unread_weights_notice(const std::string& name, const std::string& path, bool random_weights);
 
+// The folder a --model PATH's files are read from (its weights, their index and shards):
+// PATH when it is a folder, else the config.json's folder, "." for a bare file name. The
+// output rules read the same, so what they protect is what the reader reads.
+std::string model_folder(const std::string& path);
+
 // GPT-2's shape of a gpt2 config (UsageError for one gpubench's GPT-2 cannot be: an untied
 // head); the decoder families' is config.shape.
 Gpt2Shape gpt2_shape_of(const DecoderConfig& config);

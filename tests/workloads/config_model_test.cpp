@@ -103,5 +103,20 @@ TEST_F(ConfigModelTest, WeightsOnlyInAFormatNotReadAreSaidOutLoud) {
   EXPECT_FALSE(unread_weights_notice("t", dir, false)) << "the safetensors are read";
 }
 
+// A bare file name (issue 61, item 14): its folder is the working one, so the weights beside
+// it load; it looked for '/model.safetensors' and trained from random init.
+TEST_F(ConfigModelTest, ABareConfigFileNameReadsTheWeightsBesideIt) {
+  config(false);
+  weights(false);
+  const fs::path was = fs::current_path();
+  fs::current_path(dir);
+  const DecoderLmSpec spec = read_config_model("t", "config.json", std::nullopt, false);
+  fs::current_path(was);
+  EXPECT_EQ(spec.definition["weights"], "./model.safetensors");
+  EXPECT_EQ(model_folder("config.json"), ".");
+  EXPECT_EQ(model_folder(dir + "/config.json"), dir);
+  EXPECT_EQ(model_folder(dir), dir);
+}
+
 }  // namespace
 }  // namespace gpubench
