@@ -16,6 +16,7 @@
 #include "cli/gpu_plan.h"
 #include "cli/list_command.h"
 #include "cli/output_rules.h"
+#include "cli/progress_lines.h"
 #include "cli/terminal_columns.h"
 #include "core/config/errors.h"
 #include "core/config/matrix_spec.h"
@@ -220,15 +221,6 @@ std::map<std::string, std::string> left_out_configs(const CliOptions& options, c
   return left_out;
 }
 
-std::string progress_line(std::size_t index, std::size_t total, const nlohmann::json& row) {
-  std::string line = fmt::format("[{}/{}] {:<34} {}", index + 1, total, row.value("config_id", "?"), row.value("status", "?"));
-  if (row.contains("throughput"))
-    line += fmt::format("  {} samples/s  ({:.1f} s)", format_rate(row["throughput"]["samples_per_s"].value("median", 0.0)),
-                        row.value("child_wall_s", 0.0));
-  if (!row.value("reason", "").empty()) line += "  " + row.value("reason", "");
-  return line;
-}
-
 }  // namespace
 
 int run_matrix_command(const CliOptions& given, const std::string& command_line) {
@@ -268,10 +260,11 @@ int run_matrix_command(const CliOptions& given, const std::string& command_line)
   const nlohmann::json env = record_environment(machine.cuda);
   const nlohmann::json matrix = matrix_json(options, configs, threads, machine);
   std::vector<nlohmann::json> done;
+  ProgressLines progress(::isatty(STDERR_FILENO) ? terminal_columns() : 0);
   install_interrupt_handlers();  // Ctrl-C: stop the running config, report the rest as not run
   const MatrixOutput output = run_matrix(run, [&](std::size_t index, const nlohmann::json& row) {
     if (!ranks->writes_report()) return;
-    std::cerr << one_line(progress_line(index, configs.size(), row)) << std::endl;  // a reason quotes a child
+    if (const auto line = progress.row(index, configs.size(), row)) std::cerr << *line << std::endl;
     done.push_back(row);
     // Rewritten after every config that ran: an interrupted matrix keeps what it measured.
     // Not after a skipped row (it measured nothing, and a matrix of thousands of skipped
@@ -287,6 +280,7 @@ int run_matrix_command(const CliOptions& given, const std::string& command_line)
   });
   const auto& results = output.results;
   if (!ranks->writes_report()) return 0;  // rank 0 has every rank's outcome
+  for (const std::string& line : progress.summary()) std::cerr << line << std::endl;
   const nlohmann::json report = build_report(env, matrix, results, command_line, ceilings);
   const auto report_error = written_or_error([&] { write_file_atomically(options.out, json_text(report, 2) + "\n"); });
   std::optional<std::string> trace_error;
