@@ -95,7 +95,7 @@ nlohmann::json to_json(const CudaRuntimeInfo& cuda) {
 nlohmann::json record_environment(const CudaRuntimeInfo& cuda) {
   char host[256] = {0};
   gethostname(host, sizeof(host) - 1);
-  return {{"hostname", host},
+  nlohmann::json env = {{"hostname", host},
           {"cpu_model", first_line_value("/proc/cpuinfo", "model name")},
           {"cores", std::thread::hardware_concurrency()},
           {"threads", at::get_num_threads()},
@@ -108,6 +108,9 @@ nlohmann::json record_environment(const CudaRuntimeInfo& cuda) {
           {"cupti", cupti_availability(cuda)},
           {"compiler", std::string("g++ ") + __VERSION__},
           {"os", os_description()}};
+  // Until a GPU run of the project's own lands, a report with CUDA rows says what they are.
+  if (cuda.available) env["gpu_validation"] = kGpuValidation;
+  return env;
 }
 
 }  // namespace gpubench
