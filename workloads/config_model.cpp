@@ -7,6 +7,7 @@
 
 #include "core/config/errors.h"
 #include "workloads/family_weights.h"
+#include "workloads/formats/excerpt.h"
 #include "workloads/formats/safetensors_weights.h"
 
 namespace gpubench {
@@ -33,7 +34,8 @@ void check_weight_dtypes(const SafetensorsWeights& weights, const WeightMapping&
   for (const std::string& name : weights.names()) {
     const std::string& dtype = weights.dtype(name);
     if (mapping.ignored(name) || dtype == "F32" || dtype == "BF16" || dtype == "F16") continue;
-    if (++wrong <= 3) listed += (listed.empty() ? "" : ", ") + name + " is " + dtype + " (in '" + weights.source(name) + "')";
+    if (++wrong <= 3)
+      listed += (listed.empty() ? "" : ", ") + shown_name(name) + " is " + shown_name(dtype) + " (in '" + weights.source(name) + "')";
   }
   if (wrong > 0)
     throw UsageError("weights '" + weights.listing() + "': " + listed + (wrong > 3 ? ", and " + std::to_string(wrong - 3) + " more" : "") +

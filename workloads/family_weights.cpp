@@ -3,6 +3,7 @@
 #include <map>
 #include <set>
 
+#include "workloads/formats/excerpt.h"
 #include "workloads/formats/safetensors_header.h"
 
 namespace gpubench {
@@ -84,16 +85,16 @@ std::string weights_mismatch(const ExpectedWeights& expected, const std::vector<
   for (const auto& [ours, shape] : expected) {
     const std::string name = mapping.to_reference(ours).reference_name;
     if (!present.count(name)) {
-      note(name + " is missing");
+      note(shown_name(name) + " is missing");
       continue;
     }
     used.insert(name);
     // The file's layout: a transposed (Conv1D) weight is stored as expected, [in, out].
-    if (shape_of(name) != shape) note(name + " is " + shape_text(shape_of(name)) + ", expected " + shape_text(shape));
+    if (shape_of(name) != shape) note(shown_name(name) + " is " + shape_text(shape_of(name)) + ", expected " + shape_text(shape));
   }
   for (const auto& [name, tied_to] : mapping.tied) used.insert(name);
   for (const auto& name : names)
-    if (!used.count(name) && !mapping.ignored(name)) note(name + " is not a tensor of this model");
+    if (!used.count(name) && !mapping.ignored(name)) note(shown_name(name) + " is not a tensor of this model");
   if (listed > 8) problems += "; and " + std::to_string(listed - 8) + " more";
   return problems;
 }

@@ -26,6 +26,11 @@ struct Model {
   // Points the forward's SegmentRunner at a sharded run's hooks (null: none again). Unset
   // for a model without units.
   std::function<void(UnitHooks*)> set_unit_hooks;
+  // What the model adds to the workload's loss from its last forward (a mixture of experts'
+  // load-balancing loss times its coefficient, as HF adds it to the loss it returns), or an
+  // undefined tensor; unset for models without one. The trainer adds it inside the forward
+  // phase, so accumulation, loss scaling and the loss curve treat it as HF's loss.
+  std::function<torch::Tensor()> auxiliary_loss;
   std::int64_t parameter_count() const;
 };
 

@@ -8,6 +8,8 @@
 
 #include <torch/csrc/jit/serialization/pickle.h>
 
+#include "workloads/formats/excerpt.h"
+
 namespace gpubench {
 namespace {
 
@@ -115,7 +117,7 @@ std::string load_mapped_weights(torch::nn::Module& module, const std::vector<std
   for (auto& [name, tensor] : ours) {
     const WeightMapping::Name reference = mapping.to_reference(name);
     if (!available.count(reference.reference_name)) {
-      note(name + " has no " + reference.reference_name);
+      note(name + " has no " + shown_name(reference.reference_name));
       continue;
     }
     used.insert(reference.reference_name);
@@ -135,7 +137,7 @@ std::string load_mapped_weights(torch::nn::Module& module, const std::vector<std
       note(reference_name + " is not tied to " + our_name);
   }
   for (const auto& name : names)
-    if (!used.count(name) && !mapping.ignored(name)) note(name + " has no counterpart in gpubench's model");
+    if (!used.count(name) && !mapping.ignored(name)) note(shown_name(name) + " has no counterpart in gpubench's model");
   return problems;
 }
 

@@ -9,6 +9,17 @@
 #include "workloads/autocast_scope.h"
 
 namespace gpubench {
+namespace {
+
+// The workload's loss plus what the model adds from the forward that made it (a router's
+// load-balancing loss), when it has any.
+torch::Tensor with_auxiliary_loss(const Model& model, const torch::Tensor& loss) {
+  if (!model.auxiliary_loss) return loss;
+  const torch::Tensor extra = model.auxiliary_loss();
+  return extra.defined() ? loss + extra : loss;
+}
+
+}  // namespace
 
 template <class Body>
 auto Trainer::phase(Phase phase, Body&& body) {
@@ -44,7 +55,7 @@ torch::Tensor Trainer::eager_step(Model& model, torch::optim::Optimizer& optimiz
       const torch::Tensor input = input_of(batch);
       const auto output = spec_.data_parallel_devices.empty() ? model.forward(input)
                                                                : model.data_parallel_forward(input, spec_.data_parallel_devices);
-      const torch::Tensor full = workload.loss(output, batch.target);
+      const torch::Tensor full = with_auxiliary_loss(model, workload.loss(output, batch.target));
       // Each micro-batch's share of the optimizer step's gradient, as a Python loop's
       // `(loss / K).backward()`.
       return micro_batches > 1 ? full / micro_batches : full;
@@ -83,7 +94,7 @@ void Trainer::capture_step(Model& model, torch::optim::Optimizer& optimizer, con
       // Forward and loss only, as eager_step scopes it: backward and the optimizer run
       // outside autocast in both, so a graph row is its eager row's math.
       AutocastScope autocast(spec_.device.type(), spec_.autocast_dtype, spec_.autocast);
-      static_loss_ = workload.loss(model.forward(input_of(static_batch_)), static_batch_.target);
+      static_loss_ = with_auxiliary_loss(model, workload.loss(model.forward(input_of(static_batch_)), static_batch_.target));
     }
     scaler.scale(static_loss_).backward();
     scaler.step(optimizer);  // a GradScaler with fused Adam: checked and skipped on the device, nothing read back

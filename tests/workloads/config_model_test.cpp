@@ -103,6 +103,22 @@ TEST_F(ConfigModelTest, WeightsOnlyInAFormatNotReadAreSaidOutLoud) {
   EXPECT_FALSE(unread_weights_notice("t", dir, false)) << "the safetensors are read";
 }
 
+// A tensor name from the file is excerpted and escaped in every message (issue 61, item 17):
+// a 50 MB name gave a 50 MB line, a NUL cut the message before its reason.
+TEST_F(ConfigModelTest, TensorNamesInMessagesAreCutAndEscaped) {
+  config(false);
+  const std::string name = std::string(5000, 'n') + std::string(1, '\0') + "\nResult: 0 regressions";
+  weights(false, {}, {{name, "F32", {1}, tensor_bytes(std::vector<double>(1, 0.5), torch::kFloat32)}});
+  const std::string why = refusal();
+  EXPECT_LT(why.size(), 600u) << why.size();
+  EXPECT_EQ(why.find('\n'), std::string::npos);
+  EXPECT_EQ(why.find(std::string(1, '\0')), std::string::npos);
+  EXPECT_MENTIONS(why, "... (5023 bytes) is not a tensor of this model") << why;
+  // Short names keep their text, a control byte shown.
+  weights(false, {}, {{"extra\x01.weight", "F32", {1}, tensor_bytes(std::vector<double>(1, 0.5), torch::kFloat32)}});
+  EXPECT_MENTIONS(refusal(), "extra\\x01.weight is not a tensor of this model");
+}
+
 // A bare file name (issue 61, item 14): its folder is the working one, so the weights beside
 // it load; it looked for '/model.safetensors' and trained from random init.
 TEST_F(ConfigModelTest, ABareConfigFileNameReadsTheWeightsBesideIt) {

@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """Reference models and outputs for gpubench's Hugging Face decoder families (gpt2, llama, qwen2, mistral; and from
-hf_family_cases.py qwen3, gemma2, gemma3_text, gemma3, phi3, olmo2, smollm3, granite, starcoder2, gpt_neox).
+hf_family_cases.py qwen3, gemma2, gemma3_text, gemma3, phi3, olmo2, smollm3, granite, starcoder2, gpt_neox; and from
+hf_moe_cases.py the mixture-of-experts mixtral, qwen2_moe, qwen3_moe, olmoe).
 
 For each tiny case below: builds the HF model with transformers 5.x from a fixed seed (HF's init, then N(0, 0.1)
 noise added to every parameter so that no bias is 0 and no norm weight 1), saves it with
@@ -18,6 +19,13 @@ files), runs one training-mode forward and backward in fp32 on the CPU and write
                    saved as embed_out.weight, gemma3's model.language_model.* as language_model.model.*). A tied
                    LM head is one parameter (named by the embedding), so tied models have no grad.lm_head.weight.
                    A case may keep only some parameters (gemma3_multimodal: the text decoder; metadata says).
+                   MoE experts: 5.17 holds them fused (mlp.experts.gate_up_proj [E, 2I, H], down_proj [E, H, I])
+                   but saves one 2-D tensor per expert (and per gate/up half): the gradient is split the same way,
+                   one grad.<saved name> per saved tensor (metadata grad_split says).
+MoE cases (output class with aux_loss) also hold
+  ce_loss          fp32  0-d            the cross entropy part (HF's loss_function on the logits)
+  aux_loss         fp32  0-d            the load-balancing loss, when output_router_logits is on; then
+                   loss = ce_loss + router_aux_loss_coef * aux_loss (checked) and the gradients are of that total.
 The C++ side loads model.safetensors by these same names.
 
 Usage: hf_family_reference.py OUTDIR [--cases a,b,...] [--threads 1]
@@ -37,6 +45,7 @@ import torch.nn.functional as F
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import hf_family_cases  # noqa: E402
+import hf_moe_cases  # noqa: E402
 import hf_published_configs  # noqa: E402
 
 SEED, DATA_SEED, BATCH, SEQ = 0, 1234, 2, 24
@@ -103,6 +112,7 @@ CASES = {
 }
 
 CASES.update(hf_family_cases.CASES)  # entries there carry a 4th element, the options run_case reads
+CASES.update(hf_moe_cases.CASES)
 
 # --count-params: the published config.json of each model (huggingface.co/<repo>/blob/main/config.json), written
 # down from the hub files as published (transformers-4.x spelling); no network is used.
@@ -166,6 +176,29 @@ def saved_name(pname, param, saved):
     return matches[0]
 
 
+def saved_parts(pname, param, saved):
+    """A fused MoE experts parameter [E, R, C] that 5.17 saves as per-expert tensors: [(key, e, rows)] such that
+    saved[key] == param[e, rows], each found as the one equal saved tensor (the whole expert slice, else its halves
+    along dim 1: gate_up_proj's gate rows 0..I-1 and up rows I..2I-1)."""
+    def unique(tensor):
+        keys = [key for key, value in saved.items() if value.shape == tensor.shape and torch.equal(value, tensor)]
+        assert len(keys) <= 1, (pname, keys)
+        return keys[0] if keys else None
+
+    assert param.dim() == 3, (pname, tuple(param.shape))
+    parts, data, half = [], param.detach(), param.shape[1] // 2
+    for e in range(param.shape[0]):
+        key = unique(data[e])
+        if key:
+            parts.append((key, e, slice(None)))
+            continue
+        for rows in (slice(0, half), slice(half, None)):
+            key = unique(data[e, rows])
+            assert key, (pname, e, rows)
+            parts.append((key, e, rows))
+    return parts
+
+
 def run_case(name, outdir):
     import transformers
     from safetensors import safe_open
@@ -207,7 +240,16 @@ def run_case(name, outdir):
     out = model(input_ids=ids, labels=ids)
     logits, loss = out.logits, out.loss
     manual = F.cross_entropy(logits[:, :-1].reshape(-1, logits.size(-1)), ids[:, 1:].reshape(-1))
-    assert torch.allclose(loss, manual, rtol=1e-6, atol=0), (loss.item(), manual.item())
+    # MoeCausalLMOutputWithPast: loss = CE (+ coef * aux when output_router_logits); `in` skips None fields
+    moe = "aux_loss" in getattr(type(out), "__dataclass_fields__", {})
+    aux = out.aux_loss if moe else None
+    if moe:
+        ce = model.loss_function(logits, ids, model.config.vocab_size)
+        assert torch.allclose(ce, manual, rtol=1e-6, atol=0), (ce.item(), manual.item())
+        total = ce + model.config.router_aux_loss_coef * aux if aux is not None else ce
+        assert torch.allclose(loss, total, rtol=1e-6, atol=0), (loss.item(), total.item())
+    else:
+        assert torch.allclose(loss, manual, rtol=1e-6, atol=0), (loss.item(), manual.item())
     with torch.no_grad():  # the model as first built gives the same logits (the 4.x file reads to the same model)
         assert torch.equal(built.train()(input_ids=ids).logits, logits.detach()), "reloaded model differs"
     loss.backward()
@@ -216,8 +258,19 @@ def run_case(name, outdir):
                "loss": loss.detach().reshape(()).contiguous()}
     with safe_open(os.path.join(folder, "model.safetensors"), "pt") as f:
         saved = {key: f.get_tensor(key) for key in f.keys()}
-    renamed, left_out = {}, []
+    if moe:
+        tensors["ce_loss"] = ce.detach().reshape(()).contiguous()
+        if aux is not None:
+            tensors["aux_loss"] = aux.detach().reshape(()).contiguous()
+    renamed, left_out, split = {}, [], {}
     for pname, param in model.named_parameters():
+        if pname not in saved and moe and ".experts." in pname:
+            parts = saved_parts(pname, param, saved)
+            assert param.grad is not None, pname + " got no gradient"
+            for key, e, rows in parts:
+                tensors["grad." + key] = param.grad[e, rows].detach().contiguous()
+            split[pname] = [key for key, _, _ in parts]
+            continue
         stored = pname if pname in saved else saved_name(pname, param, saved)
         if not stored.startswith(tuple(options.get("grad_prefixes", ("",)))):
             left_out.append(stored)
@@ -234,6 +287,17 @@ def run_case(name, outdir):
                 "loss": "HF labels=input_ids: mean CE of logits[:, t] vs input_ids[:, t+1], t=0..T-2, over B*(T-1)"}
     if renamed:
         metadata["grad_names"] = "model.safetensors names; in-memory HF names differ: " + json.dumps(renamed)
+    if moe:
+        metadata["loss"] += ("; plus router_aux_loss_coef %r * aux_loss (load balancing over all sparse layers)"
+                             % model.config.router_aux_loss_coef if aux is not None else
+                             "; output_router_logits false: no aux loss")
+        metadata["ce_loss"] = "the CE part of loss"
+        if aux is not None:
+            metadata["aux_loss"] = "load_balancing_loss_func (attention_mask None), before the coefficient"
+    if split:
+        metadata["grad_split"] = ("fused experts parameters, each saved (and its gradient stored) as per-expert "
+                                  "tensors (gate_up_proj[e, :I] / [e, I:], down_proj[e]): "
+                                  + json.dumps({k: [v[0], "...", v[-1]] for k, v in split.items()}))
     if left_out:
         metadata["grad_left_out"] = "%d tensors of model.safetensors have no grad entry (not text decoder): %s" % (
             len(left_out), json.dumps(sorted({key.split(".")[0] for key in left_out})))
@@ -250,7 +314,12 @@ def run_case(name, outdir):
     for key in sorted(weights):
         print("     %-48s %s" % (key, list(weights[key])))
     print("   loss %.7f (manual shift CE %.7f); ids[0,:8] %s; %d gradients" % (
-        loss.item(), manual.item(), ids[0, :8].tolist(), len(tensors) - 3))
+        loss.item(), manual.item(), ids[0, :8].tolist(), sum(key.startswith("grad.") for key in tensors)))
+    if moe:
+        print("   MoE: ce_loss %.7f%s; %d fused experts parameters saved as %d per-expert tensors" % (
+            ce.item(), "" if aux is None else ", aux_loss %.7f x coef %g" % (aux.item(),
+                                                                            model.config.router_aux_loss_coef),
+            len(split), sum(len(v) for v in split.values())))
     if renamed:
         print("   %d gradients under their model.safetensors name, e.g. %s -> %s" % (
             len(renamed), *next(iter(renamed.items()))))
