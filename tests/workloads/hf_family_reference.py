@@ -211,12 +211,13 @@ def run_case(name, outdir):
     folder = os.path.join(outdir, name)
     os.makedirs(folder, exist_ok=True)
 
-    torch.manual_seed(SEED)
+    seed = options.get("seed", SEED)  # a MoE case may pick its own, so that every expert gets tokens
+    torch.manual_seed(seed)
     config = config_class.from_dict(copy.deepcopy(v4_json)) if v4_json else config_class(**copy.deepcopy(kwargs))
     built = AutoModelForCausalLM.from_config(config, **attn)
     # HF's init leaves biases 0, norm weights 1 and activations near 0 (std 0.02), where e.g. gelu_new and exact
     # gelu agree to ~3e-6: noise on every parameter makes each tensor and each formula visible in the outputs.
-    generator = torch.Generator().manual_seed(SEED + 1)
+    generator = torch.Generator().manual_seed(seed + 1)
     with torch.no_grad():
         for _, param in built.named_parameters():
             param.add_(torch.randn(param.shape, generator=generator) * PERTURB)
