@@ -2,6 +2,7 @@
 
 #include <cmath>
 
+#include "workloads/decoder_moe.h"
 #include "workloads/decoder_rope.h"
 #include "workloads/fp8_linear.h"
 
@@ -172,16 +173,18 @@ void DecoderLayerImpl::reset() {
   else attention_out = norm("post_attention_layernorm");
   if (s.placement == NormPlacement::Sandwich) mlp_in = norm("pre_feedforward_layernorm");
   if (s.placement != NormPlacement::Pre) mlp_out = norm("post_feedforward_layernorm");
-  mlp = register_module("mlp", DecoderMlp(s));
+  if (s.sparse_layer(index)) experts = register_module("mlp", std::make_shared<DecoderMoeImpl>(s));
+  else mlp = register_module("mlp", DecoderMlp(s));
 }
 
 torch::Tensor DecoderLayerImpl::forward(const torch::Tensor& x, const AttentionInputs& inputs) {
   const auto branch = [](DecoderNorm& norm, const torch::Tensor& t) { return norm ? norm(t) : t; };
+  const auto feed_forward = [&](const torch::Tensor& t) { return experts ? experts->forward(t) : mlp(t); };
   auto attention = branch(attention_out, self_attn(branch(attention_in, x), inputs));
-  if (shape.parallel_residual) return mlp(branch(mlp_in, x)) + attention + x;  // GPT-NeoX's order of adds
+  if (shape.parallel_residual) return feed_forward(branch(mlp_in, x)) + attention + x;  // GPT-NeoX's order of adds
   if (shape.residual_multiplier != 1.0) attention = attention * shape.residual_multiplier;
   const auto h = x + attention;
-  auto out = branch(mlp_out, mlp(branch(mlp_in, h)));
+  auto out = branch(mlp_out, feed_forward(branch(mlp_in, h)));
   if (shape.residual_multiplier != 1.0) out = out * shape.residual_multiplier;
   return h + out;
 }
@@ -189,7 +192,7 @@ torch::Tensor DecoderLayerImpl::forward(const torch::Tensor& x, const AttentionI
 void DecoderTrunkImpl::reset() {
   embed_tokens = register_module("embed_tokens", FamilyEmbedding(shape.vocab, shape.hidden, shape.pad_token_id));
   layers = register_module("layers", torch::nn::ModuleList());
-  for (std::int64_t i = 0; i < shape.layers; ++i) layers->push_back(DecoderLayer(shape));
+  for (std::int64_t i = 0; i < shape.layers; ++i) layers->push_back(DecoderLayer(shape, i));
   norm = register_module("norm", DecoderNorm(shape.norm, shape.hidden, shape.norm_eps));
 }
 
@@ -277,8 +280,22 @@ void DecoderLmImpl::use_fp8_linears() {
   for (const auto& module : *model->layers) {
     auto* layer = module->as<DecoderLayerImpl>();
     layer->self_attn->fp8 = true;
-    layer->mlp->fp8 = true;
+    if (layer->experts) layer->experts->set_fp8(true);
+    else layer->mlp->fp8 = true;
   }
+}
+
+torch::Tensor DecoderLmImpl::auxiliary_loss() {
+  if (!shape.moe.aux_loss_coef) return {};
+  std::vector<torch::Tensor> logits;
+  for (const auto& module : *model->layers) {
+    auto* layer = module->as<DecoderLayerImpl>();
+    if (!layer->experts || !layer->experts->router_logits.defined()) continue;
+    logits.push_back(layer->experts->router_logits);
+    layer->experts->router_logits = torch::Tensor();
+  }
+  if (logits.empty()) return {};
+  return load_balancing_loss(logits, shape.moe.experts, shape.moe.top_k) * *shape.moe.aux_loss_coef;
 }
 
 Model make_decoder_model(const DecoderShape& shape, const ModelTechniques& techniques, const WeightLoader& load) {
@@ -288,6 +305,7 @@ Model make_decoder_model(const DecoderShape& shape, const ModelTechniques& techn
   model->make_rope_frequencies(model->model->norm->weight.device());
   Model wrapped = wrap_model(model);
   declare_units(wrapped, model, model->model->layers->children());
+  if (shape.moe.aux_loss_coef) wrapped.auxiliary_loss = [model]() mutable { return model->auxiliary_loss(); };
   return wrapped;
 }
 

@@ -71,15 +71,18 @@ TORCH_MODULE(DecoderMlp);
 // One block: attention and MLP with their norms where the shape's placement puts them, the
 // residual adds (scaled by residual_multiplier), or both branches from the same input
 // (parallel residual).
+struct DecoderMoeImpl;
 struct DecoderLayerImpl : torch::nn::Cloneable<DecoderLayerImpl> {
-  explicit DecoderLayerImpl(DecoderShape shape) : shape(std::move(shape)) { reset(); }
+  DecoderLayerImpl(DecoderShape shape, std::int64_t index) : shape(std::move(shape)), index(index) { reset(); }
   void reset() override;
   torch::Tensor forward(const torch::Tensor& x, const AttentionInputs& inputs);
   DecoderShape shape;
+  std::int64_t index;  // which layer: a sparse one has experts in place of the MLP
   // Before and after each branch; absent (nullptr) where the placement has none.
   DecoderNorm attention_in{nullptr}, attention_out{nullptr}, mlp_in{nullptr}, mlp_out{nullptr};
   DecoderAttention self_attn{nullptr};
-  DecoderMlp mlp{nullptr};
+  DecoderMlp mlp{nullptr};                  // a dense layer's
+  std::shared_ptr<DecoderMoeImpl> experts;  // a sparse layer's, registered as "mlp" (HF's name)
 };
 TORCH_MODULE(DecoderLayer);
 
@@ -105,6 +108,9 @@ struct DecoderLmImpl : torch::nn::Cloneable<DecoderLmImpl> {
   torch::Tensor forward(const torch::Tensor& tokens);
   // Every Linear of the layers as FP8 matmuls (workloads/fp8_linear.h); not the LM head.
   void use_fp8_linears();
+  // The router's load-balancing loss of the last forward times its coefficient (HF's loss
+  // with output_router_logits), undefined when the shape has none; the logits are let go.
+  torch::Tensor auxiliary_loss();
   // Each RoPE's inverse frequencies on `device` (LongRoPE: short and long), HF's bits made
   // on the host once and kept: a copy from the host in every forward synced the host each
   // step, and is refused while a CUDA Graph captures it. make_decoder_model makes them on

@@ -114,7 +114,8 @@ std::string DecoderLmWorkload::flops_convention() const {
          "the tables only looked up (position embeddings, an untied token embedding; a tied one is the LM head's "
          "matmul and counts), H Q = the attention width heads x head_dim (grouped-query attention's smaller K/V "
          "projections are in N), T = the sequence (a sliding-window layer counts the min(W, T) keys it attends "
-         "in place of T); forward = a third";
+         "in place of T); a mixture of experts counts its active parameters in N (the router, the k routed "
+         "experts and the shared expert a token meets); forward = a third";
 }
 
 std::string DecoderLmWorkload::real_data_format() const {
@@ -127,6 +128,7 @@ WorkloadTraits DecoderLmWorkload::traits() const {
   traits.segments = true;     // its decoder layers
   traits.units = true;        // the same layers
   traits.fp8_linears = true;  // every Linear of the layers
+  traits.loss_from_output = !spec_.router_loss;
   traits.real_scale = spec_.real_scale;
   return traits;
 }
@@ -216,6 +218,13 @@ DecoderLmSpec decoder_lm_spec(const std::string& name, const DecoderShape& shape
   spec.extra_norms = shape.norms_per_layer() - 2 + (shape.qk_norm == QkNorm::None ? 0 : 1);
   spec.keeps_attention_scores = shape.attention_softcap.has_value();
   spec.gated_mlp = shape.mlp != MlpKind::Plain;
+  spec.router_loss = shape.moe.aux_loss_coef.has_value();
+  // A mixture of experts: FLOPs count the active parameters (the router, k routed and the
+  // shared experts a token meets), and a layer's MLP activations are the k experts' widths.
+  if (shape.moe.experts > 0) {
+    spec.flops_parameters = shape.active_parameters() - shape.lookup_parameters();
+    spec.intermediate = shape.moe.top_k * shape.moe.expert_intermediate + shape.moe.shared_intermediate;
+  }
   spec.definition = shape.describe();
   return spec;
 }

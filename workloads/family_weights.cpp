@@ -40,6 +40,20 @@ ExpectedWeights decoder_expected_weights(const DecoderShape& s) {
       norm(attention + "k_norm", s.qk_norm == QkNorm::PerHead ? s.head_dim : kv);
     }
     const std::string mlp = layer + "mlp.";
+    const auto gated = [&](const std::string& prefix, std::int64_t width) {
+      for (const char* name : {"gate_proj", "up_proj"}) linear(prefix + name, width, c, false);
+      linear(prefix + "down_proj", c, width, false);
+    };
+    if (s.sparse_layer(i)) {  // the router, each expert, the shared expert and its gate
+      linear(mlp + "gate", s.moe.experts, c, false);
+      for (std::int64_t e = 0; e < s.moe.experts; ++e)
+        gated(mlp + "experts." + std::to_string(e) + ".", s.moe.expert_intermediate);
+      if (s.moe.shared_intermediate > 0) {
+        gated(mlp + "shared_expert.", s.moe.shared_intermediate);
+        linear(mlp + "shared_expert_gate", 1, c, false);
+      }
+      continue;
+    }
     if (s.mlp == MlpKind::Gated) linear(mlp + "gate_proj", f, c, s.mlp_bias);
     if (s.mlp == MlpKind::GatedFused) linear(mlp + "gate_up_proj", 2 * f, c, s.mlp_bias);
     else linear(mlp + "up_proj", f, c, s.mlp_bias);

@@ -79,6 +79,14 @@ const std::vector<TechniqueRule>& technique_rules() {
        "communication; use zero2-N or zero1-N"},
       {S::Workload, "dp", "cloneable",
        "dp deep-clones the model onto every device each step, and this workload's model cannot be cloned"},
+      {S::Workload, "ckpt", "loss-from-output",
+       "ckpt runs each block's forward without a graph and recomputes it in backward, and this model's loss also "
+       "reads what its blocks computed (a mixture of experts' router logits, for the load-balancing loss "
+       "output_router_logits asks for): that part of the loss would get no gradient; with output_router_logits "
+       "false (HF's default) it trains with ckpt"},
+      {S::Workload, "dp", "loss-from-output",
+       "dp runs the model's replicas, whose router logits the load-balancing loss (output_router_logits) cannot "
+       "read: that part of the loss would get no gradient; with output_router_logits false it trains with dp"},
       // What one machine cannot do with several GPUs.
       {S::Machine, "dp", "amp-fp16",
        "on more than one GPU LibTorch's data_parallel runs the replicas past cuda:0 on OpenMP threads, which do not "
@@ -100,6 +108,7 @@ std::vector<std::string> WorkloadTraits::names() const {
   if (fp8_linears) out.push_back("fp8-linears");
   if (cloneable) out.push_back("cloneable");
   if (units) out.push_back("units");
+  if (loss_from_output) out.push_back("loss-from-output");
   return out;
 }
 

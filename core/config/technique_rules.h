@@ -34,6 +34,9 @@ struct WorkloadTraits {
   bool fp8_linears = false;    // Linear layers that can run in FP8: fp8
   bool cloneable = true;       // a torch::nn::Module that can be deep-cloned per device: dp
   bool units = false;          // declares units of sharding (blocks, stages, layers): fsdp
+  // The loss reads the model's output only (not what its blocks computed on the way, as a
+  // mixture of experts' load-balancing loss reads the routers' logits): ckpt, dp.
+  bool loss_from_output = true;
   // Not a rule's trait: a standard model whose memory ckpt is for (the groups add its ckpt rows).
   bool real_scale = false;
   // The trait names the table uses, for those this workload has.

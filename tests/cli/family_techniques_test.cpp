@@ -75,10 +75,11 @@ TEST_P(FamilyTechniques, EveryStackTrainsAsItsPlainConfig) {
 // What each case exercises: windows, RoPE per layer type, q/k norms and sandwich norms
 // (Gemma 3); fused per-head q/k/v, partial rotary, LayerNorm and the parallel residual
 // (GPT-NeoX); fused blocks, fused gate_up and LongRoPE (Phi-3); post norms and full-width q/k
-// norms (OLMo 2); score and logit softcaps (Gemma 2).
+// norms (OLMo 2); score and logit softcaps (Gemma 2); routed experts (Mixtral, without the
+// load-balancing loss: with it, ckpt and dp are refused by the rule table).
 INSTANTIATE_TEST_SUITE_P(Cases, FamilyTechniques,
                          ::testing::Values("gemma3_text_layer_types", "gpt_neox_parallel", "phi3_longrope_partial",
-                                           "olmo2_post_norm", "gemma2_softcap_window"));
+                                           "olmo2_post_norm", "gemma2_softcap_window", "mixtral_moe_window_noaux"));
 
 }  // namespace
 }  // namespace gpubench

@@ -7,6 +7,7 @@
 
 #include <ATen/record_function.h>
 
+#include "core/config/technique_rules.h"
 #include "support/tiny_llama.h"
 #include "workloads/decoder_rope.h"
 #include "workloads/decoder_lm.h"
@@ -122,6 +123,12 @@ std::vector<DecoderShape> option_variants() {
   neox.qkv_bias = neox.o_bias = neox.mlp_bias = true;
   neox.parallel_residual = true;
   variants.push_back(neox);
+  DecoderShape moe = tiny_llama();  // Qwen2-MoE-like: a dense layer, a shared expert
+  moe.moe.experts = 4;
+  moe.moe.expert_intermediate = 16;
+  moe.moe.shared_intermediate = 24;
+  moe.moe.sparse = {false, true};
+  variants.push_back(moe);
   return variants;
 }
 
@@ -227,6 +234,39 @@ TEST(DecoderWorkload, WindowedLayersCountTheKeysTheyAttend) {
   EXPECT_EQ(plain - macs(s), 64 * 2 * attention_width * (64 - 16)) << "layer 0 attends 16 keys, not 64";
   s.layer_attention = {{128, 0}, {std::nullopt, 0}};
   EXPECT_EQ(macs(s), plain) << "a window longer than the sequence is every key";
+}
+
+// A mixture of experts: its FLOPs count the active parameters, and with the load-balancing
+// loss (read from the routers during the forward) ckpt and dp are refused by the rule table.
+TEST(DecoderWorkload, AMixtureOfExpertsCountsActiveParametersAndRefusesCkptWithItsRouterLoss) {
+  DecoderShape s = tiny_llama();
+  s.moe.experts = 8;
+  s.moe.top_k = 2;
+  s.moe.expert_intermediate = 16;
+  const std::int64_t expert = 3 * s.hidden * 16;
+  EXPECT_EQ(s.parameters() - s.active_parameters(), s.layers * 6 * expert) << "6 of 8 experts idle a token";
+  DecoderLm model(s);
+  std::int64_t count = 0;
+  for (const auto& p : model->parameters()) count += p.numel();
+  EXPECT_EQ(count, s.parameters());
+  const DecoderLmWorkload plain(decoder_lm_spec("moe", s, 16));
+  EXPECT_FALSE(workload_rule_broken(Config::parse("moe/cpu/fp32/ckpt"), plain.traits()));
+  s.moe.aux_loss_coef = 0.01;
+  const DecoderLmWorkload with_loss(decoder_lm_spec("moe", s, 16));
+  for (const char* id : {"moe/cpu/fp32/ckpt", "moe/cuda/fp32/dp"}) {
+    const auto why = workload_rule_broken(Config::parse(id), with_loss.traits());
+    ASSERT_TRUE(why) << id;
+    EXPECT_NE(why->find("router logits"), std::string::npos) << *why;
+  }
+  EXPECT_FALSE(workload_rule_broken(Config::parse("moe/cpu/fp32/fsdp-2"), with_loss.traits()));
+  // The load-balancing loss is the trainer's to add: E * sum f P, k for a uniform router.
+  Model built = make_decoder_model(s, {});
+  ASSERT_TRUE(built.auxiliary_loss);
+  built.forward(torch::randint(0, s.vocab, {2, 8}, torch::kInt64));
+  const torch::Tensor aux = built.auxiliary_loss();
+  ASSERT_TRUE(aux.defined());
+  EXPECT_GT(aux.item<double>(), 0.01 * 2 * 0.9);
+  EXPECT_FALSE(built.auxiliary_loss().defined()) << "the logits are let go once taken";
 }
 
 TEST(LlamaWorkload, FlopsAreNanoGptsConvention) {

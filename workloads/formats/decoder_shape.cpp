@@ -132,6 +132,31 @@ std::int64_t DecoderShape::rotary_dim(int rope) const {
 
 std::int64_t DecoderShape::norms_per_layer() const { return placement == NormPlacement::Sandwich ? 4 : 2; }
 
+bool DecoderShape::sparse_layer(std::int64_t layer) const {
+  if (moe.experts == 0) return false;
+  return moe.sparse.empty() || moe.sparse.at(static_cast<std::size_t>(layer));
+}
+
+namespace {
+
+// A sparse layer's MoE parameters: the router, `experts` gated MLPs, the shared expert and
+// its gate. 0 on overflow (checked_parameters refuses it first).
+std::int64_t moe_parameters(const DecoderShape& s, std::int64_t experts) {
+  CheckedCount count;
+  count.add(s.moe.experts, s.hidden).add(experts, 3 * s.hidden, s.moe.expert_intermediate);
+  if (s.moe.shared_intermediate > 0) count.add(3 * s.hidden, s.moe.shared_intermediate).add(s.hidden);
+  return count.overflow() ? 0 : count.total();
+}
+
+}  // namespace
+
+std::int64_t DecoderShape::active_parameters() const {
+  std::int64_t total = parameters();
+  for (std::int64_t i = 0; i < layers; ++i)
+    if (sparse_layer(i)) total -= moe_parameters(*this, moe.experts) - moe_parameters(*this, moe.top_k);
+  return total;
+}
+
 std::optional<std::int64_t> DecoderShape::checked_parameters() const {
   const std::int64_t c = hidden, f = intermediate, v = vocab;
   const std::int64_t per_norm = norm == NormKind::LayerNorm ? 2 : 1;  // weight (and bias)
@@ -145,9 +170,18 @@ std::optional<std::int64_t> DecoderShape::checked_parameters() const {
   if (qk_norm == QkNorm::PerHead) layer.add(2, per_norm, head_dim);
   if (qk_norm == QkNorm::FullWidth) layer.add(per_norm, q).add(per_norm, kv);
   const std::int64_t matrices = mlp == MlpKind::Plain ? 2 : 3;
-  layer.add(matrices, c, f);
-  if (mlp_bias) layer.add(matrices - 1, f).add(c);
+  CheckedCount dense_mlp, sparse_mlp;
+  dense_mlp.add(matrices, c, f);
+  if (mlp_bias) dense_mlp.add(matrices - 1, f).add(c);
+  sparse_mlp.add(moe.experts, c).add(moe.experts, 3 * c, moe.expert_intermediate);
+  if (moe.shared_intermediate > 0) sparse_mlp.add(3 * c, moe.shared_intermediate).add(c);
+  std::int64_t sparse_layers = 0;
+  for (std::int64_t i = 0; i < layers; ++i) sparse_layers += sparse_layer(i) ? 1 : 0;
   layer.times(layers);
+  CheckedCount mlps;
+  mlps.add(dense_mlp.total(), layers - sparse_layers).add(sparse_mlp.total(), sparse_layers);
+  if (dense_mlp.overflow() || sparse_mlp.overflow() || mlps.overflow()) return std::nullopt;
+  layer.add(mlps.total());
   CheckedCount total;
   total.add(v, c).add(per_norm, c).add(layer.total());  // embeddings, final norm, layers
   if (!tie_word_embeddings) total.add(v, c);        // the LM head (no bias in any family)
@@ -169,6 +203,24 @@ nlohmann::json DecoderShape::describe() const {
     const LayerAttention a = attention_of(i);
     layers_json.push_back({{"window", a.window ? nlohmann::json(*a.window) : nlohmann::json(nullptr)},
                            {"rope", a.rope < 0 ? nlohmann::json(nullptr) : nlohmann::json(a.rope)}});
+  }
+  nlohmann::json moe_json = nullptr;
+  if (moe.experts > 0) {
+    nlohmann::json sparse_layers = nlohmann::json::array();
+    for (std::int64_t i = 0; i < layers; ++i)
+      if (sparse_layer(i)) sparse_layers.push_back(i);
+    moe_json = {{"experts", moe.experts},
+                {"top_k", moe.top_k},
+                {"expert_intermediate_size", moe.expert_intermediate},
+                {"router", "softmax over every expert in fp32, then the top k"},
+                {"renormalize_top_k", moe.renormalize},
+                {"shared_expert_intermediate_size", moe.shared_intermediate},
+                {"sparse_layers", sparse_layers},
+                {"loss", moe.aux_loss_coef ? "cross-entropy + " + nlohmann::json(*moe.aux_loss_coef).dump() +
+                                                 " x the load-balancing loss (output_router_logits)"
+                                           : "cross-entropy (output_router_logits false: no load-balancing loss)"},
+                {"experts_computed_as", "a loop of one GEMM per expert over its tokens (dropless)"},
+                {"active_parameters", active_parameters()}};
   }
   static const char* const kQkv[] = {"separate", "fused (q, k, v blocks)", "fused (per head)"};
   static const char* const kMlp[] = {"gated", "gated (fused gate_up)", "plain"};
@@ -202,6 +254,7 @@ nlohmann::json DecoderShape::describe() const {
           {"layers", layers_json},
           {"tie_word_embeddings", tie_word_embeddings},
           {"pad_token_id", pad_token_id ? nlohmann::json(*pad_token_id) : nlohmann::json()},
+          {"moe", moe_json},
           {"parameters", parameters()}};
 }
 

@@ -75,6 +75,26 @@ struct LayerAttention {
   int rope = 0;
 };
 
+// A mixture of experts in place of the MLP on its sparse layers (Mixtral, Qwen2/3-MoE, OLMoE):
+// a router (no bias) scores every token against `experts`, softmax in fp32 over all of them,
+// the top_k kept (renormalised to sum 1 where `renormalize`), each kept expert (a gated MLP of
+// `expert_intermediate`) computes the token, weighted; dropless, every token reaches its k.
+// A shared expert (Qwen2-MoE) adds sigmoid(shared_expert_gate(x)) * shared_expert(x).
+struct MoeShape {
+  std::int64_t experts = 0;  // 0: no experts, every layer dense
+  std::int64_t top_k = 2;
+  std::int64_t expert_intermediate = 0;
+  bool renormalize = false;
+  // The routing weights cast back to the router logits' dtype (Qwen, OLMoE) or kept in fp32
+  // (Mixtral): they differ under autocast only.
+  bool weights_in_logits_dtype = true;
+  std::int64_t shared_intermediate = 0;  // 0: no shared expert
+  // HF's loss with output_router_logits: cross-entropy + coef x the load-balancing loss over
+  // every sparse layer's router logits (Switch's E * sum_e f_e P_e); nullopt: cross-entropy.
+  std::optional<double> aux_loss_coef;
+  std::vector<bool> sparse;  // per layer; empty: every layer
+};
+
 struct DecoderShape {
   std::string model_type = "llama";  // what the config said, for the row
   std::int64_t vocab = 32000, hidden = 4096, intermediate = 11008, layers = 32, heads = 32, kv_heads = 32,
@@ -100,6 +120,7 @@ struct DecoderShape {
   std::vector<LayerAttention> layer_attention;   // one per layer; empty: every layer full, rope 0
   bool tie_word_embeddings = false;
   std::optional<std::int64_t> pad_token_id;  // its embedding row gets no gradient, as HF's padding_idx
+  MoeShape moe;
 
   // Llama-3.2-1B (meta-llama/Llama-3.2-1B config.json): 1,235,814,400 parameters.
   static DecoderShape llama_3_2_1b();
@@ -107,6 +128,10 @@ struct DecoderShape {
   LayerAttention attention_of(std::int64_t layer) const;
   std::int64_t rotary_dim(int rope) const;  // the rotated channels of a head under ropes[rope]
   std::int64_t norms_per_layer() const;
+  bool sparse_layer(std::int64_t layer) const;  // routed experts in place of the MLP
+  // The parameters a token's forward multiplies by (a sparse layer's router, its k routed and
+  // shared experts; every dense part): MoE FLOPs count these, the "active" parameters.
+  std::int64_t active_parameters() const;
   // Trainable parameters as HF counts them, a tied head once; UsageError-free: the reader
   // refuses a config whose count overflows (checked_parameters).
   std::int64_t parameters() const;

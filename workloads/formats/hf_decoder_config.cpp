@@ -6,6 +6,7 @@
 #include "core/config/errors.h"
 #include "core/io/mapped_file.h"
 #include "workloads/formats/hf_config_fields.h"
+#include "workloads/formats/hf_family_parts.h"
 #include "workloads/formats/hf_family_readers.h"
 #include "workloads/formats/strict_json.h"
 
@@ -33,19 +34,6 @@ void check_architecture(const ConfigFields& fields, const std::string& model_typ
                                               "\" (its causal LM; other heads are other models)");
 }
 
-// GPT2Config.attribute_map lets hidden_size stand for n_embd, and so on. With both keys
-// written HF keeps one of them; a disagreement is refused rather than resolved.
-std::int64_t gpt2_dimension(const ConfigFields& fields, const std::string& key, const std::string& alias,
-                            const std::string& why) {
-  const auto value = fields.optional_dimension(key);
-  const auto aliased = fields.optional_dimension(alias);
-  if (value && aliased && *value != *aliased)
-    throw fields.refusal(alias, "the value of " + key + " (" + std::to_string(*value) + "), for which it is an alias");
-  if (value) return *value;
-  if (aliased) return *aliased;
-  throw fields.refusal(key, "an integer >= 1 (" + why + ")");
-}
-
 // transformers' ACT2FN names, by the function they compute. gelu_fast rounds sqrt(2/pi) to
 // 0.7978845608, the same fp32 number, and factors the cubic differently: the tanh GELU to
 // rounding, as gelu_pytorch_tanh (a C kernel) is. gelu_10 (clipped), quick_gelu (a
@@ -61,10 +49,10 @@ void read_gpt2(const ConfigFields& fields, DecoderConfig& config) {
   const FamilyDefaults& family = kGpt2Defaults;
   DecoderShape& s = config.shape;
   s.vocab = fields.dimension("vocab_size", family.would_assume(0));
-  s.hidden = gpt2_dimension(fields, "n_embd", "hidden_size", family.would_assume(1));
-  s.layers = gpt2_dimension(fields, "n_layer", "num_hidden_layers", family.would_assume(3));
-  s.heads = gpt2_dimension(fields, "n_head", "num_attention_heads", family.would_assume(4));
-  s.max_positions = gpt2_dimension(fields, "n_positions", "max_position_embeddings", family.would_assume(5));
+  s.hidden = aliased_dimension(fields, "n_embd", "hidden_size", family.would_assume(1));
+  s.layers = aliased_dimension(fields, "n_layer", "num_hidden_layers", family.would_assume(3));
+  s.heads = aliased_dimension(fields, "n_head", "num_attention_heads", family.would_assume(4));
+  s.max_positions = aliased_dimension(fields, "n_positions", "max_position_embeddings", family.would_assume(5));
   if (s.hidden % s.heads != 0) throw fields.refusal("n_head", "a divisor of n_embd (" + std::to_string(s.hidden) + ")");
   s.kv_heads = s.heads;
   s.head_dim = s.hidden / s.heads;

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "workloads/formats/hf_family_readers.h"
+#include "workloads/formats/hf_rope_config.h"
 
 namespace gpubench {
 
@@ -54,5 +55,34 @@ void set_layer_attention(DecoderConfig& config, const std::vector<bool>& sliding
 // The sliding window as written: a positive integer, or nullopt when null; `absent` when
 // the key is not written.
 std::optional<std::int64_t> read_window(const ConfigFields& fields, std::optional<std::int64_t> absent);
+
+// The one RoPE of every layer (RoPE per layer type: Gemma 3's reader), how.head_dim set here.
+void read_single_rope(const ConfigFields& fields, DecoderConfig& config, RopeReading how = {});
+
+// Biases as Llama reads them: attention_bias on q, k, v and o; mlp_bias on the MLP.
+void read_llama_biases(const ConfigFields& fields, DecoderConfig& config);
+
+// `window` where `sliding` names layers; refused when it names some and there is none (a
+// null sliding_window makes HF's mask builder fail).
+std::optional<std::int64_t> window_for(const ConfigFields& fields, const std::vector<bool>& sliding,
+                                       std::optional<std::int64_t> window);
+
+// Qwen2's and Qwen3's windows: with use_sliding_window, layers i >= max_window_layers (or
+// those layer_types marks).
+void read_qwen_windows(const ConfigFields& fields, DecoderConfig& config);
+
+// What every Llama-like family reads alike: the shape keys, hidden_act, rms_norm_eps,
+// tie_word_embeddings (default false), attention_dropout (noted).
+void read_llama_like(const ConfigFields& fields, const FamilyDefaults& defaults, DecoderConfig& config,
+                     const DimensionRules& rules);
+
+// A count a config class's attribute_map lets two keys spell (GPT-2's n_embd and
+// hidden_size, Qwen3-MoE's num_experts and num_local_experts): either key, refused when both
+// are written and disagree (HF would keep one), `why` when neither is.
+std::int64_t aliased_dimension(const ConfigFields& fields, const std::string& key, const std::string& alias,
+                               const std::string& why);
+
+// The mixture-of-experts families (hf_moe_readers.cpp).
+const std::vector<DecoderFamilyEntry>& moe_families();
 
 }  // namespace gpubench

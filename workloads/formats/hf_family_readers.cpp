@@ -9,47 +9,6 @@ namespace gpubench {
 namespace {
 
 
-// The one RoPE of every layer (RoPE per layer type: Gemma 3's reader).
-void read_single_rope(const ConfigFields& fields, DecoderConfig& config, RopeReading how = {}) {
-  how.head_dim = config.shape.head_dim;
-  config.shape.ropes = {read_rope_config(fields, config.shape.max_positions, how)};
-}
-
-// Biases as Llama reads them: attention_bias on q, k, v and o; mlp_bias on the MLP.
-void read_llama_biases(const ConfigFields& fields, DecoderConfig& config) {
-  config.shape.qkv_bias = config.shape.o_bias = fields.flag("attention_bias", false);
-  config.shape.mlp_bias = fields.flag("mlp_bias", false);
-}
-
-// Sliding layers need a window: a layer_types naming them with a null sliding_window makes
-// HF's mask builder fail.
-std::optional<std::int64_t> window_for(const ConfigFields& fields, const std::vector<bool>& sliding,
-                                       std::optional<std::int64_t> window) {
-  for (const bool layer : sliding)
-    if (layer && !window)
-      throw fields.refusal("sliding_window", "an integer >= 1 (layer_types names sliding-window layers)");
-  return window;
-}
-
-// Qwen2's and Qwen3's windows: with use_sliding_window, layers i >= max_window_layers (or
-// those layer_types marks).
-void read_qwen_windows(const ConfigFields& fields, DecoderConfig& config) {
-  const bool use = fields.flag("use_sliding_window", false);
-  const auto window = use ? read_window(fields, 4096) : std::nullopt;
-  const auto max_window_layers = fields.optional_integer("max_window_layers").value_or(28);
-  const auto sliding = read_sliding_layers(fields, config.shape.layers, [&](std::int64_t i) { return window && i >= max_window_layers; });
-  set_layer_attention(config, sliding, window_for(fields, sliding, window), [](std::int64_t, bool) { return 0; });
-}
-
-void read_llama_like(const ConfigFields& fields, const FamilyDefaults& defaults, DecoderConfig& config,
-                     const DimensionRules& rules) {
-  read_dimensions(fields, defaults, rules, config);
-  read_activation(fields, "hidden_act", "silu", config);
-  config.shape.norm_eps = fields.number("rms_norm_eps", 1e-6, 0.0, kInfinity);
-  config.shape.tie_word_embeddings = fields.flag("tie_word_embeddings", false);
-  note_dropout(fields, "attention_dropout", config);
-}
-
 void read_llama(const ConfigFields& fields, const FamilyDefaults& defaults, DecoderConfig& config) {
   DimensionRules rules;
   rules.heads_divide_hidden_always = true;
@@ -302,7 +261,8 @@ void read_gpt_neox(const ConfigFields& fields, const FamilyDefaults& defaults, D
 }  // namespace
 
 const std::vector<DecoderFamilyEntry>& decoder_families() {
-  static const std::vector<DecoderFamilyEntry> families = {
+  static const std::vector<DecoderFamilyEntry> families = [] {
+    std::vector<DecoderFamilyEntry> all = {
       {"llama", "LlamaForCausalLM", {"LlamaConfig", {"32000", "4096", "11008", "32", "32", "2048"}}, read_llama},
       {"mistral", "MistralForCausalLM", {"MistralConfig", {"32000", "4096", "14336", "32", "32", "131072"}}, read_mistral},
       {"qwen2", "Qwen2ForCausalLM", {"Qwen2Config", {"151936", "4096", "22016", "32", "32", "32768"}}, read_qwen2},
@@ -315,7 +275,10 @@ const std::vector<DecoderFamilyEntry>& decoder_families() {
       {"granite", "GraniteForCausalLM", {"GraniteConfig", {"32000", "4096", "11008", "32", "32", "2048"}}, read_granite},
       {"starcoder2", "Starcoder2ForCausalLM", {"Starcoder2Config", {"49152", "3072", "12288", "30", "24", "4096"}}, read_starcoder2},
       {"gpt_neox", "GPTNeoXForCausalLM", {"GPTNeoXConfig", {"50432", "6144", "24576", "44", "64", "2048"}}, read_gpt_neox},
-  };
+    };
+    all.insert(all.end(), moe_families().begin(), moe_families().end());
+    return all;
+  }();
   return families;
 }
 

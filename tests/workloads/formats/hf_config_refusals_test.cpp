@@ -50,8 +50,8 @@ std::string refusal(const json& config) {
 }
 
 TEST(HfConfigRefusals, OtherModelsAndHeads) {
-  EXPECT_MENTIONS(refusal(with(llama(), "model_type", "mixtral")),
-                  "model_type is \"mixtral\": expected one of \"gpt2\", \"llama\", \"mistral\", \"qwen2\", \"qwen3\"");
+  EXPECT_MENTIONS(refusal(with(llama(), "model_type", "cohere")),
+                  "model_type is \"cohere\": expected one of \"gpt2\", \"llama\", \"mistral\", \"qwen2\", \"qwen3\"");
   EXPECT_MENTIONS(refusal(with(llama(), "model_type", "qwen3")),
                   "architectures is [\"LlamaForCausalLM\"]: expected [\"Qwen3ForCausalLM\"] for model_type \"qwen3\"");
   EXPECT_MENTIONS(refusal(without(llama(), "model_type")), "model_type is missing: expected one of");
