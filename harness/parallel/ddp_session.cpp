@@ -213,9 +213,12 @@ std::optional<DdpSession::Gathered> DdpSession::gather(const std::vector<double>
                          {"step_ms", step_ms},
                          {"losses", losses},
                          {"samples", recorder_->samples()}};
-  // A sharded run hashes its whole model unit by unit as it gathers it (rank_extra's digest).
-  mine["parameter_digest"] = rank_extra.contains("parameter_digest") ? rank_extra.at("parameter_digest").get<std::string>()
-                                                                      : parameter_digest(parameters);
+  // A sharded run hashes its whole model unit by unit as it gathers it (rank_extra's
+  // digest). One rank has no other to compare with: its model is not hashed at all.
+  const bool compared = env_.world_size > 1;
+  if (compared)
+    mine["parameter_digest"] = rank_extra.contains("parameter_digest") ? rank_extra.at("parameter_digest").get<std::string>()
+                                                                        : parameter_digest(parameters);
   mine.update(rank_extra);
   if (settings_.device.is_cuda())
     if (const char* visible = std::getenv("CUDA_VISIBLE_DEVICES")) mine["cuda_visible_devices"] = visible;
@@ -236,7 +239,7 @@ std::optional<DdpSession::Gathered> DdpSession::gather(const std::vector<double>
     gathered.global_losses.assign(losses.size(), 0.0);
     nlohmann::json digests = nlohmann::json::array();
     for (auto& rank : ranks) {
-      digests.push_back(rank.value("parameter_digest", ""));
+      if (compared) digests.push_back(rank.value("parameter_digest", ""));
       rank.erase("parameter_digest");
       const auto rank_losses = rank.at("losses").get<std::vector<double>>();
       for (std::size_t i = 0; i < gathered.global_losses.size() && i < rank_losses.size(); ++i)
@@ -289,6 +292,9 @@ std::optional<DdpSession::Gathered> DdpSession::gather(const std::vector<double>
     gathered.ddp["final_parameter_digests"] = digests;
     gathered.ddp["final_parameters_identical"] =
         std::all_of(digests.begin(), digests.end(), [&](const nlohmann::json& d) { return d == digests.front(); });
+    gathered.ddp["final_parameters_check"] =
+        compared ? "each rank's whole trained model hashed (64-bit, 8-byte words) and compared by rank 0"
+                 : "one rank: nothing to compare, the model was not hashed";
     return gathered;
   } catch (const std::exception& error) {
     mark_failed();

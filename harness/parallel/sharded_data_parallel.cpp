@@ -8,7 +8,6 @@
 #include <torch/csrc/autograd/variable.h>
 
 #include "harness/parallel/gradient_reducer.h"
-#include "harness/parallel/parameter_digest.h"
 
 namespace gpubench {
 namespace {
@@ -307,18 +306,17 @@ void ShardedDataParallel::after_optimizer_step() {
   if (recorder_) recorder_->record(step_);
 }
 
-std::string ShardedDataParallel::gather_whole_model(bool keep) {
+void ShardedDataParallel::gather_whole_model(bool keep, ParameterDigest* digest) {
   // From here on the model runs as a plain model: no more gathers or frees around its units.
   if (set_unit_hooks_) set_unit_hooks_(nullptr);
   set_unit_hooks_ = nullptr;
-  ParameterDigest digest;
   for (std::size_t unit = 0; unit < units_.size(); ++unit) {
     ensure_gathered(unit);
-    for (std::size_t slot = 0; slot < units_[unit].members(); ++slot)
-      digest.add(parameters_[layout_.units[unit].members[slot]]);
+    if (digest != nullptr)
+      for (std::size_t slot = 0; slot < units_[unit].members(); ++slot)
+        digest->add(parameters_[layout_.units[unit].members[slot]]);
     if (!keep) release(unit);  // one unit at a time on a rank that needs no whole model (fsdp)
   }
-  return digest.hex();
 }
 
 std::vector<std::vector<torch::Tensor>> ShardedDataParallel::gather_member_values(const std::vector<torch::Tensor>& per_unit,

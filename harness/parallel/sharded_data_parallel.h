@@ -41,6 +41,7 @@
 #include "core/config/config.h"
 #include "harness/parallel/comm_stats.h"
 #include "harness/parallel/gradient_sync.h"
+#include "harness/parallel/parameter_digest.h"
 #include "harness/parallel/process_group.h"
 #include "harness/parallel/shard_layout.h"
 #include "harness/parallel/unit_shard.h"
@@ -92,12 +93,12 @@ class ShardedDataParallel final : public GradientSync, public UnitHooks {
   void before_forward(std::size_t index) override;
   torch::Tensor after_forward(std::size_t index, const torch::Tensor& output) override;
 
-  // A collective (every rank calls it): gathers the whole trained model unit by unit and
-  // returns its digest (parameter_digest.h; every rank's must be the same). With `keep`
-  // the parameters hold the whole model afterwards (rank 0's checkpoint); without, fsdp
-  // frees each unit once hashed, so a rank never holds more than one. The model's
-  // forward runs as a plain model's from here on.
-  std::string gather_whole_model(bool keep = true);
+  // A collective (every rank calls it): gathers the whole trained model unit by unit and,
+  // given a `digest`, hashes it into it (parameter_digest.h; every rank's must be the same).
+  // With `keep` the parameters hold the whole model afterwards (rank 0's checkpoint);
+  // without, fsdp frees each unit once hashed, so a rank never holds more than one. The
+  // model's forward runs as a plain model's from here on.
+  void gather_whole_model(bool keep = true, ParameterDigest* digest = nullptr);
   // A collective: each unit's whole flat buffer of `per_unit` (one tensor a unit, shaped
   // as its shard: an Adam moment), as member views into it (unit, slot -> tensor shaped and
   // strided as that parameter), for a full state on one rank; without `keep`, nothing is
