@@ -183,14 +183,20 @@ std::vector<torch::Tensor> DdpSession::optimizer_parameters(const Model& model) 
   return sharded_ ? sharded_->optimizer_parameters() : model.module->parameters();
 }
 
-void DdpSession::agree_on_found_inf(torch::Tensor& found_inf) {
+void DdpSession::agree_on_found_inf(torch::Tensor& found_inf, bool read_on_host) {
   std::vector<at::Tensor> flag = {found_inf};
   c10d::AllreduceOptions max;
   max.reduceOp = c10d::ReduceOp::MAX;
   try {
     const auto work = group_->allreduce(flag, max);
-    if (backend_ == "nccl")
-      work->wait();  // a stream dependency: the step's one host read follows it
+    // When the host reads the flag next (the GradScaler deciding the step), it waits on the
+    // host, bounded, on NCCL too: the read would block on the stream anyway, so polling
+    // first costs nothing, and a dead peer is this named failure within --comm-timeout
+    // instead of that read blocking until the watchdog aborts the process. When only a
+    // fused kernel reads it, NCCL's wait orders the stream and the host goes on (the step's
+    // bounded waits at its ends catch a dead peer).
+    if (backend_ == "nccl" && !read_on_host)
+      work->wait();
     else
       wait_collective(*group_, *work, timeout());
   } catch (const std::exception& error) {

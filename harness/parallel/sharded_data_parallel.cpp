@@ -172,11 +172,11 @@ void ShardedDataParallel::prefetch(std::size_t unit) {
   peak_gathered_bytes_ = std::max(peak_gathered_bytes_, gathered_bytes_);
 }
 
-void ShardedDataParallel::ensure_gathered(std::size_t unit) {
+void ShardedDataParallel::ensure_gathered(std::size_t unit, HostWait host) {
   UnitShard& shard = units_[unit];
   if (shard.resident()) return;
   prefetch(unit);
-  shard.finish_gather([&](c10d::Work& work) { wait(work, "the all-gather", unit); });
+  shard.finish_gather([&](c10d::Work& work) { wait(work, "the all-gather", unit, host); });
 }
 
 void ShardedDataParallel::release(std::size_t unit) {
@@ -311,7 +311,10 @@ void ShardedDataParallel::gather_whole_model(bool keep, ParameterDigest* digest)
   if (set_unit_hooks_) set_unit_hooks_(nullptr);
   set_unit_hooks_ = nullptr;
   for (std::size_t unit = 0; unit < units_.size(); ++unit) {
-    ensure_gathered(unit);
+    // On the host, bounded: the digest's and the checkpoint's copies to the host would
+    // otherwise block on NCCL's stream with no bound, and a dead peer end by the watchdog's
+    // abort instead of the named failure.
+    ensure_gathered(unit, HostWait::Yes);
     if (digest != nullptr)
       for (std::size_t slot = 0; slot < units_[unit].members(); ++slot)
         digest->add(parameters_[layout_.units[unit].members[slot]]);

@@ -121,12 +121,12 @@ class ShardedDataParallel final : public GradientSync, public UnitHooks {
 
   void on_gradient(std::size_t unit, std::size_t slot);
   void prefetch(std::size_t unit);
-  void ensure_gathered(std::size_t unit);
+  // Whether a wait also blocks the host on NCCL (Gloo's always do).
+  enum class HostWait { No, Yes };
+  void ensure_gathered(std::size_t unit, HostWait host = HostWait::No);
   void release(std::size_t unit);
   void pre_backward(std::size_t unit);
   void launch_ready_reduces();  // with mutex_ held
-  // Whether a wait also blocks the host on NCCL (Gloo's always do).
-  enum class HostWait { No, Yes };
   void finish_oldest_reduce(HostWait host = HostWait::No);
   void wait(c10d::Work& work, const char* what, std::size_t unit, HostWait host = HostWait::No);
   void record_launch(const c10::intrusive_ptr<c10d::Work>& work, CollectiveKind kind, std::int64_t bytes, std::size_t unit);

@@ -6,8 +6,11 @@
 
 #include <gtest/gtest.h>
 
+#include <future>
+
 #include <torch/csrc/distributed/c10d/HashStore.hpp>
 
+#include "harness/parallel/gradient_reducer.h"
 #include "workloads/workload.h"
 
 namespace gpubench {
@@ -156,6 +159,65 @@ TEST(ShardedDataParallel, AParameterUsedAfterItsUnitFreedItFailsInsteadOfReading
     else
       EXPECT_NO_THROW(model.forward(torch::randn({2, 4}))) << "zero2 keeps every parameter whole";
   }
+}
+
+// A peer that never arrives: each all-gather stays pending until the test lets them all go
+// (and from then on completes at once, so that a wait without a bound ends too).
+class StalledGroup final : public CollectiveGroup {
+ public:
+  class Pending final : public c10d::Work {
+   public:
+    void let_go() { finish(); }
+  };
+  StalledGroup() : CollectiveGroup(/*rank=*/0, /*size=*/2) {}
+  const std::string getBackendName() const override { return "stalled"; }
+  c10::intrusive_ptr<c10d::Work> _allgather_base(at::Tensor&, at::Tensor&, const c10d::AllgatherOptions&) override {
+    std::lock_guard<std::mutex> lock(mutex_);
+    auto work = c10::make_intrusive<Pending>();
+    if (released_) work->let_go();
+    pending_.push_back(work);
+    return work;
+  }
+  void let_go() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    released_ = true;
+    for (auto& work : pending_) work->let_go();
+  }
+
+ private:
+  std::mutex mutex_;
+  bool released_ = false;
+  std::vector<c10::intrusive_ptr<Pending>> pending_;
+};
+
+// Gathering the whole model after training (for the digest and the checkpoint) copies it
+// to the host next: on NCCL that copy would block on the stream with no bound, so the
+// gather waits on the host, bounded by --comm-timeout, and a stalled peer is the named
+// failure (stream_waits stands for NCCL here: Gloo's waits are always on the host).
+TEST(ShardedDataParallel, GatheringTheWholeModelIsBoundedWhenAPeerStalls) {
+  const auto workload = make_workload("mlp");
+  Model model = workload->make_model();
+  StalledGroup group;
+  ShardedOptions options;
+  options.mode = ParallelMode::Fsdp;
+  options.world_size = 2;
+  options.stream_waits = true;
+  options.timeout = std::chrono::milliseconds(300);
+  ShardedDataParallel sync(model, group, options, std::make_shared<CommRecorder>());
+  auto gathered = std::async(std::launch::async, [&]() -> std::string {
+    try {
+      sync.gather_whole_model(/*keep=*/false);
+      return "returned";
+    } catch (const CommFailure& failure) {
+      return failure.what();
+    }
+  });
+  const bool ended = gathered.wait_for(std::chrono::seconds(20)) == std::future_status::ready;
+  group.let_go();  // a wait without a bound ends now, so that the test does too
+  EXPECT_TRUE(ended) << "the gather waited on a stalled peer with no bound";
+  const std::string outcome = gathered.get();
+  EXPECT_NE(outcome.find("the all-gather of unit 0 failed"), std::string::npos) << outcome;
+  EXPECT_NE(outcome.find("--comm-timeout"), std::string::npos) << outcome;
 }
 
 }  // namespace
