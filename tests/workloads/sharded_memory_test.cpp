@@ -36,12 +36,16 @@ TEST(ShardedMemory, ModelStatesFollowTheZeroPaper) {
 
 TEST(ShardedMemory, EachModeAddsWhatItsReductionsAndGathersHold) {
   EXPECT_DOUBLE_EQ(rank_of("x/cuda/fp32/ddp-8").buffers, 4 * kPsi) << "DDP's buckets: a flat copy of every gradient";
-  const double unit = 4 * 500'000'000.0;  // the root, larger than a layer here
-  EXPECT_DOUBLE_EQ(rank_of("x/cuda/fp32/zero1-8").buffers, 2 * unit);
-  EXPECT_DOUBLE_EQ(rank_of("x/cuda/fp32/zero2-8").buffers, 3 * unit);
+  const double layer = 4 * 200'000'000.0, root = 4 * 500'000'000.0;  // the root, larger than a layer here
+  // Three reduce-scatter inputs at once, consecutive in the reduce order (layers in
+  // reverse, then the root): two layers and the root at most.
+  const double inputs = 2 * layer + root;
+  EXPECT_DOUBLE_EQ(rank_of("x/cuda/fp32/zero1-8").buffers, inputs);
+  // zero2 and fsdp: the root's whole gradients through backward, a layer's while copied.
+  EXPECT_DOUBLE_EQ(rank_of("x/cuda/fp32/zero2-8").buffers, inputs + root + layer);
   const MemoryEstimate fsdp = rank_of("x/cuda/fp32/fsdp-8");
   EXPECT_DOUBLE_EQ(fsdp.gathered, 4 * (500'000'000.0 + 2 * 200'000'000.0));
-  EXPECT_DOUBLE_EQ(fsdp.buffers, 2 * unit + 4 * 500'000'000.0);
+  EXPECT_DOUBLE_EQ(fsdp.buffers, inputs + root + layer);
   EXPECT_DOUBLE_EQ(fsdp.activations, 1e9) << "a micro-batch's activations, as one process's";
   EXPECT_DOUBLE_EQ(fsdp.device_total(), fsdp.states + fsdp.activations + fsdp.gathered + fsdp.buffers);
   // The round trip gathers the whole state to rank 0 first: the moments, and fsdp's parameters.
@@ -51,6 +55,25 @@ TEST(ShardedMemory, EachModeAddsWhatItsReductionsAndGathersHold) {
   const MemoryEstimate single = rank_of("x/cuda/fp32");
   EXPECT_DOUBLE_EQ(single.states, 16 * kPsi) << "one process: unchanged";
   EXPECT_DOUBLE_EQ(single.buffers + single.gathered, 0);
+}
+
+// What ShardedDataParallel holds at its peak in backward, when layers outweigh the root
+// (the estimate once counted two inputs and, for fsdp, no layer's whole gradients: two
+// layers low): the third input is allocated before the oldest reduce-scatter is waited,
+// beside the layer's gradients being copied into it and the root's. With accK each
+// reduction also writes an output (1/N of its unit) beside the accumulated shard gradient.
+TEST(ShardedMemory, TheReductionsHoldThreeInputsAndTheGradientsBeingCopied) {
+  const UnitSizes deep{static_cast<std::int64_t>(kPsi), 300'000'000, 100'000'000};
+  const double layer = 4 * 300'000'000.0, root = 4 * 100'000'000.0;
+  for (const std::string mode : {"zero2", "fsdp"}) {
+    const MemoryEstimate rank = per_rank_estimate(one_process(), Config::parse("x/cuda/fp32/" + mode + "-4"), deep);
+    EXPECT_DOUBLE_EQ(rank.buffers, 3 * layer + layer + root) << mode;
+    const MemoryEstimate accumulating =
+        per_rank_estimate(one_process(), Config::parse("x/cuda/fp32/" + mode + "-4/acc4"), deep);
+    EXPECT_DOUBLE_EQ(accumulating.buffers - rank.buffers, 3 * layer / 4) << mode << ": three outputs of a layer's 1/N";
+  }
+  const MemoryEstimate zero1 = per_rank_estimate(one_process(), Config::parse("x/cuda/fp32/zero1-4/acc4"), deep);
+  EXPECT_DOUBLE_EQ(zero1.buffers, 3 * layer) << "zero1 reduces once a step: nothing accumulates beside an output";
 }
 
 }  // namespace
