@@ -45,6 +45,9 @@ MemoryEstimate per_rank_estimate(const MemoryEstimate& single, const Config& con
     default:
       break;
   }
+  // Before training, the whole unsharded model is on the device and each unit in turn is
+  // flattened (its whole copy) and sharded (its 1/N): the first unit's moment is the peak.
+  if (config.sharded()) rank.startup = kFp32 * psi + unit * (1 + 1 / n);
   // On a CPU, Gloo's reduce-scatter all-reduces a flat copy of its input (c10d in torch
   // 2.11 has no reduce-scatter of its own there): one more whole unit (measured: a 56M
   // Llama's fsdp-2 and zero2-2 ranks held 1.01-1.05x of the estimate without it).

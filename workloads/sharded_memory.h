@@ -16,6 +16,9 @@
 // reduce-scatter makes. The activations, logits and workspace are a
 // micro-batch's, as for one process. The checkpoint round trip's share (rank 0's) also
 // holds the gathered whole state: Adam's moments (8Ψ) and, fsdp, the parameters (4Ψ).
+// Before training, a sharded rank holds the whole unsharded model (4Ψ) and a unit's flat
+// copy while it shards it (MemoryEstimate::startup): fsdp's device_total is the larger of
+// that and training, which for a large model on many ranks is the start.
 #include <cstdint>
 
 #include "core/config/config.h"

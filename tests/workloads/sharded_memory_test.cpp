@@ -7,6 +7,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 namespace gpubench {
 namespace {
 
@@ -47,7 +49,7 @@ TEST(ShardedMemory, EachModeAddsWhatItsReductionsAndGathersHold) {
   EXPECT_DOUBLE_EQ(fsdp.gathered, 4 * (500'000'000.0 + 2 * 200'000'000.0));
   EXPECT_DOUBLE_EQ(fsdp.buffers, inputs + root + layer);
   EXPECT_DOUBLE_EQ(fsdp.activations, 1e9) << "a micro-batch's activations, as one process's";
-  EXPECT_DOUBLE_EQ(fsdp.device_total(), fsdp.states + fsdp.activations + fsdp.gathered + fsdp.buffers);
+  EXPECT_DOUBLE_EQ(fsdp.training_total(), fsdp.states + fsdp.activations + fsdp.gathered + fsdp.buffers);
   // The round trip gathers the whole state to rank 0 first: the moments, and fsdp's parameters.
   EXPECT_DOUBLE_EQ(fsdp.checkpoint, 12 * kPsi);
   EXPECT_DOUBLE_EQ(rank_of("x/cuda/fp32/zero2-8").checkpoint, 8 * kPsi);
@@ -74,6 +76,27 @@ TEST(ShardedMemory, TheReductionsHoldThreeInputsAndTheGradientsBeingCopied) {
   }
   const MemoryEstimate zero1 = per_rank_estimate(one_process(), Config::parse("x/cuda/fp32/zero1-4/acc4"), deep);
   EXPECT_DOUBLE_EQ(zero1.buffers, 3 * layer) << "zero1 reduces once a step: nothing accumulates beside an output";
+}
+
+// Each rank builds the whole unsharded fp32 model on its device before it shards it: for
+// fsdp-N of a large model that start, not training, is what the device must hold. A 20B
+// model's fsdp-8 trains in ~2.5 bytes a parameter a rank (~50 GB) but starts at 80 GB and
+// more: the plan must not call it a fit for 80 GB GPUs.
+TEST(ShardedMemory, AShardedRankFirstHoldsTheWholeUnshardedModel) {
+  const double psi = 20e9, layer = 4 * 400'000'000.0, root = 4 * 1'000'000'000.0;
+  const UnitSizes large{static_cast<std::int64_t>(psi), 400'000'000, 1'000'000'000};
+  const MemoryEstimate fsdp = per_rank_estimate(one_process(), Config::parse("x/cuda/amp-bf16/fsdp-8"), large);
+  EXPECT_DOUBLE_EQ(fsdp.startup, 4 * psi + std::max(layer, root) * (1 + 1.0 / 8));
+  EXPECT_LT(fsdp.training_total(), fsdp.startup);
+  EXPECT_DOUBLE_EQ(fsdp.device_total(), fsdp.startup) << "the larger of the start and training";
+  EXPECT_GT(fsdp.device_total(), 0.9 * 80e9);
+  EXPECT_DOUBLE_EQ(fsdp.to_json()["startup_bytes"].get<double>(), fsdp.startup);
+  // Where training holds more, it decides: ddp keeps the whole model anyway, and a
+  // single process builds nothing twice.
+  EXPECT_DOUBLE_EQ(per_rank_estimate(one_process(), Config::parse("x/cuda/fp32/ddp-8"), large).startup, 0);
+  EXPECT_DOUBLE_EQ(rank_of("x/cuda/fp32").startup, 0);
+  const MemoryEstimate zero2 = per_rank_estimate(one_process(), Config::parse("x/cuda/fp32/zero2-8"), large);
+  EXPECT_DOUBLE_EQ(zero2.device_total(), zero2.training_total()) << "zero2 keeps the whole model: training is larger";
 }
 
 }  // namespace
