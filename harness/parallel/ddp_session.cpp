@@ -29,6 +29,13 @@ std::int64_t trainable_bytes(const std::vector<torch::Tensor>& parameters) {
   return bytes;
 }
 
+// What comm_ms and overlap_share mean on NCCL (comm_stats.h).
+constexpr const char* kNcclCommTiming =
+    "each collective: its kernel's time on NCCL's stream (NCCL's own start and end events, Work::getDuration); comm_ms "
+    "is their sum a step (one stream: they do not overlap), overlap_share is null (the compute stream's waits are not "
+    "measured), exposed_comm_ms is the host's waits (an upper bound: it includes the GPU's unfinished compute); a "
+    "collective without its events falls back to launch to the end of its host wait";
+
 std::string host_name() {
   char name[256] = {};
   return gethostname(name, sizeof(name) - 1) == 0 ? name : "?";
@@ -160,6 +167,7 @@ GradientSync& DdpSession::attach(Model& model) {
     options.world_size = env_.world_size;
     options.timeout = timeout();
     options.stream_waits = backend_ == "nccl";
+    options.device_timing = backend_ == "nccl";
     options.on_failure = [this] { mark_failed(); };
     sharded_ = std::make_unique<ShardedDataParallel>(model, *group_, options, recorder_);
     sync_ = std::make_unique<ForwardingSync>(*sharded_, env_.rank);
@@ -172,6 +180,7 @@ GradientSync& DdpSession::attach(Model& model) {
   options.world_size = env_.world_size;
   options.timeout = timeout();
   options.completion_callback_is_exact = backend_ == "gloo";
+  options.device_timing = backend_ == "nccl";
   options.on_failure = [this] { mark_failed(); };
   reducer_ = std::make_unique<GradientReducer>(parameters, plan_buckets(parameters, std::max<std::int64_t>(cap, 1)),
                                                *group_, options, recorder_);
@@ -285,12 +294,11 @@ std::optional<DdpSession::Gathered> DdpSession::gather(const std::vector<double>
       gathered.ddp["comm_timing"] = backend_ == "gloo"
                                         ? "each collective: launch to its completion callback (host clock, from the "
                                           "step's first forward)"
-                                        : "each collective: launch to the end of its stream wait (host clock)";
+                                        : kNcclCommTiming;
     } else {
       gathered.ddp["wait"] = "end of the backward phase: the optimizer phase is the optimizer alone";
       gathered.ddp["comm_timing"] =
-          backend_ == "gloo" ? "each bucket: all-reduce launch to its completion callback (host clock)"
-                             : "each bucket: all-reduce launch to the end of its wait plus a device synchronize (upper bound)";
+          backend_ == "gloo" ? "each bucket: all-reduce launch to its completion callback (host clock)" : kNcclCommTiming;
     }
     gathered.ddp["data"] = "DistributedSampler semantics: one permutation per epoch (seed + epoch), rank r takes every "
                            "world_size-th sample from r";

@@ -170,6 +170,9 @@ void GradientReducer::finish_backward() {
     const Clock::time_point completed = completed_ns != 0 ? Clock::time_point(Clock::duration(completed_ns)) : Clock::now();
     step.collectives.push_back({ms_since_begin(bucket.launch_time), ms_since_begin(completed), CollectiveKind::AllReduce,
                                 plan_.buckets[b].bytes, static_cast<int>(b)});
+    // Waited on the host above: done, so NCCL's events can be read.
+    if (options_.device_timing)
+      if (const auto ms = device_time_ms(*bucket.work)) step.collectives.back().device_ms = *ms;
   }
   step.finish_ms = ms_since_begin(Clock::now());
   if (recorder_) recorder_->record(step);

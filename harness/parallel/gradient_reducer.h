@@ -30,6 +30,9 @@ struct ReducerOptions {
   // the completion. NCCL's future completes at enqueue; there the completion is taken
   // when the bounded wait sees the work completed (no device sync): an upper bound.
   bool completion_callback_is_exact = true;
+  // NCCL: each bucket's all-reduce also timed on the device (NCCL's own events), which is
+  // what the row's comm_ms then counts.
+  bool device_timing = false;
   std::function<void()> on_failure;  // lets the owner of the process group abandon it
 };
 

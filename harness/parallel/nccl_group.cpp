@@ -45,6 +45,10 @@ c10::intrusive_ptr<CollectiveGroup> make_nccl_group(const GroupRequest& request)
   auto options = c10d::ProcessGroupNCCL::Options::create();
   options->timeout = request.timeout + kWatchdogMargin;
   auto group = c10::make_intrusive<c10d::ProcessGroupNCCL>(request.store, request.rank, request.world_size, options);
+  // Each collective's start event is recorded too (one more event record a collective), so
+  // its time on NCCL's stream can be read back (device_time_ms): the host sees only when it
+  // waited, which at the end of backward is mostly the GPU's remaining compute.
+  group->enableCollectivesTiming();
   // The communicator now, inside join's bound, not lazily inside the first broadcast (whose
   // launch, before any Work exists to wait on, would block on a dead peer with no bound).
   // torch 2.11's ProcessGroupNCCL::eagerConnectSingleDevice(at::Device) (ProcessGroupNCCL.hpp;

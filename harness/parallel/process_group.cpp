@@ -44,6 +44,14 @@ void wait_collective(const CollectiveGroup& group, c10d::Work& work, std::chrono
   work.wait();
 }
 
+std::optional<double> device_time_ms(const c10d::Work& work) {
+  try {
+    return static_cast<double>(work.getDuration());
+  } catch (const std::exception&) {
+    return std::nullopt;  // not timed by this backend, or not finished
+  }
+}
+
 void run_within(std::function<void()> call, std::chrono::milliseconds timeout, const std::string& what) {
   // The promise is shared: a thread still blocked when we give up outlives this frame.
   auto done = std::make_shared<std::promise<void>>();

@@ -52,6 +52,11 @@ void shutdown_group(c10::intrusive_ptr<CollectiveGroup>& group) noexcept;
 // stream dependency (done by then).
 void wait_collective(const CollectiveGroup& group, c10d::Work& work, std::chrono::milliseconds timeout);
 
+// A finished collective's time on the device, from its backend's own start and end events
+// (Work::getDuration: NCCL's, once the group's enableCollectivesTiming is on), in ms; nullopt
+// where the backend does not time it (Gloo) or the events are not there or not done.
+std::optional<double> device_time_ms(const c10d::Work& work);
+
 // Runs `call` -- a blocking call into a backend that takes no bound of its own (NCCL's
 // communicator setup waits for every peer) -- on a thread of its own, and waits at most
 // `timeout`: throws naming `what` and the bound when it has not returned by then, and

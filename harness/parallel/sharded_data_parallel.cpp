@@ -119,6 +119,7 @@ double ShardedDataParallel::ms_since_step() const {
 void ShardedDataParallel::record_launch(const c10::intrusive_ptr<c10d::Work>& work, CollectiveKind kind,
                                         std::int64_t bytes, std::size_t unit) {
   step_.collectives.push_back({ms_since_step(), 0, kind, bytes, static_cast<int>(unit)});
+  if (options_.device_timing) works_.push_back(work);
   auto completed = std::make_shared<std::atomic<std::int64_t>>(0);
   completions_.push_back(completed);
   completion_of_[work.get()] = completed;
@@ -190,6 +191,7 @@ void ShardedDataParallel::begin_forward(bool first) {
   if (first) {
     step_ = StepComm();
     completions_.clear();
+    works_.clear();
     completion_of_.clear();
     waited_ms_ = 0;
     step_begin_ = Clock::now();
@@ -302,7 +304,13 @@ void ShardedDataParallel::after_optimizer_step() {
         ns == 0 ? step_.finish_ms
                 : std::chrono::duration<double, std::milli>(Clock::time_point(Clock::duration(ns)) - step_begin_).count();
     step_.collectives[i].complete_ms = std::max(step_.collectives[i].launch_ms, complete_ms);
+    // Every collective of the step is done by now: the last reduce-scatters (and zero1's and
+    // zero2's gathers) were waited on the host, and NCCL ran the earlier ones before them on
+    // its one stream.
+    if (i < works_.size())
+      if (const auto ms = device_time_ms(*works_[i])) step_.collectives[i].device_ms = *ms;
   }
+  works_.clear();
   if (recorder_) recorder_->record(step_);
 }
 

@@ -55,6 +55,7 @@ struct ShardedOptions {
   int world_size = 1;
   std::chrono::milliseconds timeout{60000};  // bound on each host wait (Gloo)
   bool stream_waits = false;                 // NCCL: waits order the stream, the host goes on
+  bool device_timing = false;                // NCCL: each collective's time from NCCL's own events
   std::function<void()> on_failure;          // lets the owner of the process group abandon it
 };
 
@@ -155,6 +156,9 @@ class ShardedDataParallel final : public GradientSync, public UnitHooks {
   StepComm step_;
   double waited_ms_ = 0;
   std::vector<std::shared_ptr<std::atomic<std::int64_t>>> completions_;  // per step_.collectives entry
+  // device_timing: the step's collectives, read once all are done (their waits released
+  // what they stashed; what a Work still holds is its output, which the unit keeps anyway).
+  std::vector<c10::intrusive_ptr<c10d::Work>> works_;
   std::unordered_map<const c10d::Work*, std::shared_ptr<std::atomic<std::int64_t>>> completion_of_;  // not yet waited
   std::int64_t gathered_bytes_ = 0, peak_gathered_bytes_ = 0;
 };

@@ -220,5 +220,49 @@ TEST(ShardedDataParallel, GatheringTheWholeModelIsBoundedWhenAPeerStalls) {
   EXPECT_NE(outcome.find("--comm-timeout"), std::string::npos) << outcome;
 }
 
+// A group of one whose collectives finish at once (copies, as a group of one's are) and
+// report a time on the device, as NCCL's Works do once the group's timing is on.
+class TimedGroup final : public CollectiveGroup {
+ public:
+  class Done final : public c10d::Work {
+   public:
+    Done() { finish(); }
+    float getDuration() const override { return 0.25f; }
+  };
+  TimedGroup() : CollectiveGroup(/*rank=*/0, /*size=*/1) {}
+  const std::string getBackendName() const override { return "timed"; }
+  c10::intrusive_ptr<c10d::Work> _allgather_base(at::Tensor& output, at::Tensor& input,
+                                                 const c10d::AllgatherOptions&) override {
+    output.copy_(input);
+    return c10::make_intrusive<Done>();
+  }
+  c10::intrusive_ptr<c10d::Work> _reduce_scatter_base(at::Tensor& output, at::Tensor& input,
+                                                      const c10d::ReduceScatterOptions&) override {
+    output.copy_(input);
+    return c10::make_intrusive<Done>();
+  }
+};
+
+// On NCCL a collective's time is its kernel's on NCCL's stream, read back once the step's
+// collectives are done: the host's view (launch to the end of its wait) would charge it
+// the GPU's unfinished compute.
+TEST(ShardedDataParallel, OnNcclEachCollectiveIsTimedOnTheDevice) {
+  const auto workload = make_workload("mlp");
+  Model model = workload->make_model();
+  TimedGroup group;
+  ShardedOptions options;
+  options.mode = ParallelMode::Zero2;
+  options.device_timing = true;
+  auto recorder = std::make_shared<CommRecorder>();
+  ShardedDataParallel sync(model, group, options, recorder);
+  torch::optim::Adam adam(sync.optimizer_parameters(), torch::optim::AdamOptions(1e-3));
+  recorder->step_begin(0, /*measured=*/true);
+  train(model, adam, &sync, *workload, batches("mlp", 1));
+  const auto samples = recorder->samples();
+  // zero2 on the mlp: a reduce-scatter and an all-gather a unit, three units, 0.25 ms each.
+  EXPECT_DOUBLE_EQ(samples["comm_ms"][0].get<double>(), 6 * 0.25);
+  EXPECT_LT(samples["hidden_ms"][0].get<double>(), 0) << "what the compute hid is not measured on NCCL";
+}
+
 }  // namespace
 }  // namespace gpubench
