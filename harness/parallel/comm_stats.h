@@ -34,6 +34,10 @@ struct StepComm {
   // sharded modes wait in forward, backward and after the optimizer too); negative: DDP's
   // one wait, at the end of backward (finish_ms - backward_ms).
   double waited_ms = -1;
+  // false where the host never waits for the step's collectives (the sharded modes on
+  // NCCL: stream waits only), so no host clock sees the exposed part: exposed and hidden
+  // are unknown (-1), and the row says null.
+  bool exposed_known = true;
 
   // Whether every collective has its device time (NCCL).
   bool device_timed() const;
@@ -45,8 +49,8 @@ struct StepComm {
   // The part of comm_ms that ran while the step computed (hidden by compute); -1 when
   // device timed: that needs when the compute stream waited, which no clock here sees.
   double hidden_ms() const;
-  // What the step waited for: the exposed communication.
-  double exposed_ms() const { return waited_ms >= 0 ? waited_ms : finish_ms - backward_ms; }
+  // What the step waited for: the exposed communication; -1 when not known.
+  double exposed_ms() const { return !exposed_known ? -1 : waited_ms >= 0 ? waited_ms : finish_ms - backward_ms; }
 };
 
 // Collects StepComm for the measured steps of one rank (a Probe: it knows which steps
@@ -56,6 +60,10 @@ class CommRecorder final : public Probe {
   std::string name() const override { return "ddp_comm"; }
   void step_begin(int, bool measured) override { measuring_ = measured; }
   void record(const StepComm& step);
+  // A step recorded after the next one began (the sharded modes on NCCL settle a step at
+  // the next one's start): `measured` is that step's own.
+  void record(const StepComm& step, bool measured);
+  bool measuring() const { return measuring_; }
 
   // {steps, comm_ms[], hidden_ms[], exposed_ms[], bucket_ms[][], collectives}: raw per-step
   // values, merged across ranks by merge_rank_stats; `collectives` per kind: count and

@@ -33,8 +33,8 @@ std::int64_t trainable_bytes(const std::vector<torch::Tensor>& parameters) {
 constexpr const char* kNcclCommTiming =
     "each collective: its kernel's time on NCCL's stream (NCCL's own start and end events, Work::getDuration); comm_ms "
     "is their sum a step (one stream: they do not overlap), overlap_share is null (the compute stream's waits are not "
-    "measured), exposed_comm_ms is the host's waits (an upper bound: it includes the GPU's unfinished compute); a "
-    "collective without its events falls back to launch to the end of its host wait";
+    "measured), and exposed_comm_ms null: every wait is the stream's, as PyTorch's DDP and FSDP2 wait, the bound kept by "
+    "the next step's start; a collective without its events falls back to launch to the end of its stream wait";
 
 std::string host_name() {
   char name[256] = {};
@@ -181,6 +181,7 @@ GradientSync& DdpSession::attach(Model& model) {
   options.timeout = timeout();
   options.completion_callback_is_exact = backend_ == "gloo";
   options.device_timing = backend_ == "nccl";
+  options.stream_waits = backend_ == "nccl";
   options.on_failure = [this] { mark_failed(); };
   reducer_ = std::make_unique<GradientReducer>(parameters, plan_buckets(parameters, std::max<std::int64_t>(cap, 1)),
                                                *group_, options, recorder_);
@@ -219,6 +220,9 @@ std::optional<DdpSession::Gathered> DdpSession::gather(const std::vector<double>
                                                        const std::vector<double>& losses, std::size_t shard_samples,
                                                        const std::vector<torch::Tensor>& parameters,
                                                        const nlohmann::json& rank_extra) {
+  // NCCL: the last step, checked on the host (bounded) and recorded.
+  if (sharded_) sharded_->settle();
+  if (reducer_) reducer_->settle();
   nlohmann::json mine = {{"rank", env_.rank},
                          {"local_rank", env_.local_rank},
                          {"host", host_name()},
@@ -296,7 +300,9 @@ std::optional<DdpSession::Gathered> DdpSession::gather(const std::vector<double>
                                           "step's first forward)"
                                         : kNcclCommTiming;
     } else {
-      gathered.ddp["wait"] = "end of the backward phase: the optimizer phase is the optimizer alone";
+      gathered.ddp["wait"] = backend_ == "gloo" ? "end of the backward phase: the optimizer phase is the optimizer alone"
+                                                : "end of the backward phase, on the stream (the host goes on); the next "
+                                                  "backward's start checks it on the host, bounded by --comm-timeout";
       gathered.ddp["comm_timing"] =
           backend_ == "gloo" ? "each bucket: all-reduce launch to its completion callback (host clock)" : kNcclCommTiming;
     }

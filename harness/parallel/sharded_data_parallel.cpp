@@ -106,10 +106,10 @@ void ShardedDataParallel::record_launch(const c10::intrusive_ptr<c10d::Work>& wo
 
 void ShardedDataParallel::wait(c10d::Work& work, const char* what, std::size_t unit, HostWait host) {
   const auto start = Clock::now();
-  // Inside a step on NCCL the current stream waits for the collective and the host goes
-  // on (prefetch works); at the step's two ends (after backward, after the optimizer's
-  // gather) the host waits too, bounded, as DDP's reducer does: a dead peer is then a
-  // CommFailure naming the collective, and the exposed time an upper bound.
+  // On NCCL the current stream waits for the collective and the host goes on (prefetch
+  // works); the step's last such wait is checked on the host at the next step's start
+  // (settle). Where the host reads the result next (the whole model gathered back) it
+  // waits on the host, bounded: a dead peer is then a CommFailure naming the collective.
   const bool on_host = !options_.stream_waits || host == HostWait::Yes;
   try {
     if (on_host)
@@ -127,6 +127,10 @@ void ShardedDataParallel::wait(c10d::Work& work, const char* what, std::size_t u
   }
   const auto end = Clock::now();
   if (on_host) waited_ms_ += std::chrono::duration<double, std::milli>(end - start).count();
+  if (!on_host) {
+    last_waited_ = c10::intrusive_ptr<c10d::Work>::reclaim_copy(&work);
+    last_waited_unit_ = unit;
+  }
   if (const auto found = completion_of_.find(&work); found != completion_of_.end()) {
     std::int64_t none = 0;
     found->second->compare_exchange_strong(none, end.time_since_epoch().count());
@@ -157,8 +161,27 @@ void ShardedDataParallel::release(std::size_t unit) {
   gathered_bytes_ -= shard.whole_bytes();
 }
 
+void ShardedDataParallel::settle() {
+  if (!unsettled_) return;
+  unsettled_ = false;
+  // NCCL ran the step's collectives in order on its stream: once the last is done, all are.
+  if (last_waited_) wait(*last_waited_, "the last step's last collective", last_waited_unit_, HostWait::Yes);
+  last_waited_.reset();
+  record_step(unsettled_measured_);
+}
+
+void ShardedDataParallel::record_step(bool measured) {
+  // Every collective of the step is done by now (waited on the host, or after the last of
+  // them on NCCL's one stream): their device times can be read.
+  for (std::size_t i = 0; i < works_.size() && i < step_.collectives.size(); ++i)
+    if (const auto ms = device_time_ms(*works_[i])) step_.collectives[i].device_ms = *ms;
+  works_.clear();
+  if (recorder_) recorder_->record(step_, measured);
+}
+
 void ShardedDataParallel::begin_forward(bool first) {
   if (first) {
+    settle();  // the last step's bound, before this step's first collective
     step_ = StepComm();
     completions_.clear();
     works_.clear();
@@ -250,7 +273,9 @@ void ShardedDataParallel::finish_backward() {
     for (std::size_t unit : reduce_order_) ready_[unit] = true;
     launch_ready_reduces();
   }
-  while (!in_flight_.empty()) finish_oldest_reduce(HostWait::Yes);
+  // On the stream only, on NCCL (the next step's start checks them, bounded): the host
+  // goes on into the optimizer while the last reductions run.
+  while (!in_flight_.empty()) finish_oldest_reduce();
   for (std::size_t unit = 0; unit < units_.size(); ++unit) release(unit);  // the root; units left gathered
   step_.backward_ms = backward_end;
 }
@@ -264,24 +289,26 @@ void ShardedDataParallel::after_optimizer_step() {
       order.push_back(unit);
     }
     for (std::size_t unit : order)
-      units_[unit].finish_gather([&](c10d::Work& work) { wait(work, "the all-gather", unit, HostWait::Yes); });
+      units_[unit].finish_gather([&](c10d::Work& work) { wait(work, "the all-gather", unit); });
   }
   step_.finish_ms = ms_since_step();
   step_.waited_ms = waited_ms_;
+  // On NCCL no host wait saw the exposed part: unknown, not the host's 0.
+  step_.exposed_known = !options_.stream_waits;
   for (std::size_t i = 0; i < step_.collectives.size(); ++i) {
     const std::int64_t ns = completions_[i]->load();
     const double complete_ms =
         ns == 0 ? step_.finish_ms
                 : std::chrono::duration<double, std::milli>(Clock::time_point(Clock::duration(ns)) - step_begin_).count();
     step_.collectives[i].complete_ms = std::max(step_.collectives[i].launch_ms, complete_ms);
-    // Every collective of the step is done by now: the last reduce-scatters (and zero1's and
-    // zero2's gathers) were waited on the host, and NCCL ran the earlier ones before them on
-    // its one stream.
-    if (i < works_.size())
-      if (const auto ms = device_time_ms(*works_[i])) step_.collectives[i].device_ms = *ms;
   }
-  works_.clear();
-  if (recorder_) recorder_->record(step_);
+  if (options_.stream_waits) {
+    // Settled at the next step's start (or by settle()): its collectives may still run.
+    unsettled_ = true;
+    unsettled_measured_ = recorder_ && recorder_->measuring();
+    return;
+  }
+  record_step(recorder_ && recorder_->measuring());
 }
 
 }  // namespace gpubench

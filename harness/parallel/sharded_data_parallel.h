@@ -22,10 +22,13 @@
 // early waits for the one before it), so the order does not depend on timing. At most two
 // reduce-scatters run at once: a third waits for the oldest, whose gradient copy it frees.
 // On Gloo (CPU) each wait blocks the host, bounded by the timeout, and is counted as
-// exposed communication; on NCCL a wait inside the step orders the current stream after
-// the collective (no host sync: prefetch overlaps), and the step's two ends wait on the
-// host too, bounded, as DDP's reducer does (what they wait is the exposure counted, an
-// upper bound; a gather's exposure inside the step is the device phase times').
+// exposed communication. On NCCL every wait of a step orders the current stream after the
+// collective and the host goes on, as PyTorch's DDP and FSDP2 do (prefetch overlaps, and
+// the host keeps its run-ahead into the optimizer and the next forward); the bound is kept
+// at the next step's start, which waits on the host, bounded, for this step's last
+// collective (NCCL runs a group's collectives in order: all of them are done then) and
+// only then records the step, with each collective's time on the device. No host clock
+// sees the exposed part there: the row says null.
 #include <atomic>
 #include <chrono>
 #include <deque>
@@ -108,6 +111,11 @@ class ShardedDataParallel final : public GradientSync, public UnitHooks {
   // The model's trainable parameters, in the layout's order (index as in the layout).
   const std::vector<torch::Tensor>& parameters() const { return parameters_; }
 
+  // NCCL: waits, bounded, for the last step's last collective and records that step (the
+  // next step's start does it; call before reading the recorder or the model). Gloo
+  // records each step at its end: nothing to do.
+  void settle();
+
   // fsdp: the parameter bytes (unpadded) kept gathered from forward to backward, gathered
   // once a micro-batch instead of twice: the root unit and the last unit. 0 otherwise.
   std::int64_t kept_for_backward_bytes() const;
@@ -131,6 +139,7 @@ class ShardedDataParallel final : public GradientSync, public UnitHooks {
   void finish_oldest_reduce(HostWait host = HostWait::No);
   void wait(c10d::Work& work, const char* what, std::size_t unit, HostWait host = HostWait::No);
   void record_launch(const c10::intrusive_ptr<c10d::Work>& work, CollectiveKind kind, std::int64_t bytes, std::size_t unit);
+  void record_step(bool measured);  // step_ into the recorder, with its collectives' device times
   double ms_since_step() const;
   std::size_t root() const { return layout_.units.size() - 1; }
   std::size_t model_units() const { return layout_.has_root ? layout_.units.size() - 1 : layout_.units.size(); }
@@ -159,6 +168,11 @@ class ShardedDataParallel final : public GradientSync, public UnitHooks {
   // device_timing: the step's collectives, read once all are done (their waits released
   // what they stashed; what a Work still holds is its output, which the unit keeps anyway).
   std::vector<c10::intrusive_ptr<c10d::Work>> works_;
+  // NCCL: the step's last collective, waited only on the stream, and the step itself, until
+  // the next step's start (settle) has checked it on the host.
+  c10::intrusive_ptr<c10d::Work> last_waited_;
+  std::size_t last_waited_unit_ = 0;
+  bool unsettled_ = false, unsettled_measured_ = false;
   std::unordered_map<const c10d::Work*, std::shared_ptr<std::atomic<std::int64_t>>> completion_of_;  // not yet waited
   std::int64_t gathered_bytes_ = 0, peak_gathered_bytes_ = 0;
 };

@@ -39,6 +39,7 @@ ModelStateBytes model_state_bytes(const std::vector<torch::Tensor>& parameters, 
 }
 
 void ShardedDataParallel::gather_whole_model(bool keep, ParameterDigest* digest) {
+  settle();
   // From here on the model runs as a plain model: no more gathers or frees around its units.
   if (set_unit_hooks_) set_unit_hooks_(nullptr);
   set_unit_hooks_ = nullptr;
@@ -102,10 +103,10 @@ nlohmann::json ShardedDataParallel::describe() const {
                             "gathers would not";
   out["optimizer"] = "Adam steps this rank's shard of each unit (one flat tensor a unit; padding elements stay zero)";
   out["waits"] = options_.stream_waits
-                     ? "NCCL: inside a step each wait orders the current stream after the collective (no host sync); "
-                       "the last reduce-scatters of backward and the gathers after the optimizer are also waited on the "
-                       "host, bounded by --comm-timeout, and counted as exposed (an upper bound); the gathers' exposure "
-                       "inside the step is in the device phase times, not here"
+                     ? "NCCL: each wait orders the current stream after the collective and the host goes on (no host "
+                       "sync in the step, as PyTorch's DDP and FSDP2); the next step's start waits on the host, bounded by "
+                       "--comm-timeout, for this step's last collective; the exposed part is not measured (null): the "
+                       "device phase times hold it"
                      : "Gloo: host waits bounded by --comm-timeout, each counted as exposed communication";
   out["peak_gathered_bytes"] = peak_gathered_bytes_;
   return out;

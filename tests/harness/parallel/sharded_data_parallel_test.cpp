@@ -11,6 +11,7 @@
 #include <torch/csrc/distributed/c10d/HashStore.hpp>
 
 #include "harness/parallel/gradient_reducer.h"
+#include "support/copying_group.h"
 #include "workloads/workload.h"
 
 namespace gpubench {
@@ -220,36 +221,14 @@ TEST(ShardedDataParallel, GatheringTheWholeModelIsBoundedWhenAPeerStalls) {
   EXPECT_NE(outcome.find("--comm-timeout"), std::string::npos) << outcome;
 }
 
-// A group of one whose collectives finish at once (copies, as a group of one's are) and
-// report a time on the device, as NCCL's Works do once the group's timing is on.
-class TimedGroup final : public CollectiveGroup {
- public:
-  class Done final : public c10d::Work {
-   public:
-    Done() { finish(); }
-    float getDuration() const override { return 0.25f; }
-  };
-  TimedGroup() : CollectiveGroup(/*rank=*/0, /*size=*/1) {}
-  const std::string getBackendName() const override { return "timed"; }
-  c10::intrusive_ptr<c10d::Work> _allgather_base(at::Tensor& output, at::Tensor& input,
-                                                 const c10d::AllgatherOptions&) override {
-    output.copy_(input);
-    return c10::make_intrusive<Done>();
-  }
-  c10::intrusive_ptr<c10d::Work> _reduce_scatter_base(at::Tensor& output, at::Tensor& input,
-                                                      const c10d::ReduceScatterOptions&) override {
-    output.copy_(input);
-    return c10::make_intrusive<Done>();
-  }
-};
-
 // On NCCL a collective's time is its kernel's on NCCL's stream, read back once the step's
 // collectives are done: the host's view (launch to the end of its wait) would charge it
 // the GPU's unfinished compute.
 TEST(ShardedDataParallel, OnNcclEachCollectiveIsTimedOnTheDevice) {
   const auto workload = make_workload("mlp");
   Model model = workload->make_model();
-  TimedGroup group;
+  test_support::CopyingGroup group;
+  group.device_ms = 0.25f;
   ShardedOptions options;
   options.mode = ParallelMode::Zero2;
   options.device_timing = true;
@@ -262,6 +241,61 @@ TEST(ShardedDataParallel, OnNcclEachCollectiveIsTimedOnTheDevice) {
   // zero2 on the mlp: a reduce-scatter and an all-gather a unit, three units, 0.25 ms each.
   EXPECT_DOUBLE_EQ(samples["comm_ms"][0].get<double>(), 6 * 0.25);
   EXPECT_LT(samples["hidden_ms"][0].get<double>(), 0) << "what the compute hid is not measured on NCCL";
+}
+
+struct NcclLikeRun {
+  std::unique_ptr<Workload> workload = make_workload("mlp");
+  Model model = workload->make_model();
+  test_support::CopyingGroup group;
+  std::shared_ptr<CommRecorder> recorder = std::make_shared<CommRecorder>();
+  std::unique_ptr<ShardedDataParallel> sync;
+  std::unique_ptr<torch::optim::Adam> adam;
+  explicit NcclLikeRun(bool stall) {
+    group.stall_from_reduce_scatter = stall;
+    ShardedOptions options;
+    options.mode = ParallelMode::Zero2;
+    options.stream_waits = true;  // NCCL's waits
+    options.timeout = std::chrono::milliseconds(300);
+    sync = std::make_unique<ShardedDataParallel>(model, group, options, recorder);
+    adam = std::make_unique<torch::optim::Adam>(sync->optimizer_parameters(), torch::optim::AdamOptions(1e-3));
+    recorder->step_begin(0, /*measured=*/true);
+  }
+};
+
+// As PyTorch's DDP and FSDP2 do on NCCL, no wait of a step blocks the host (it keeps its
+// run-ahead into the optimizer and the next forward); the bound moves to the next step's
+// start, which waits on the host for the step's last collective, and only then is the
+// step recorded. No host wait saw its exposed part: unknown, not 0.
+TEST(ShardedDataParallel, OnNcclAStepWaitsOnTheStreamAndTheNextStartChecksItOnTheHost) {
+  NcclLikeRun run(/*stall=*/false);
+  train(run.model, *run.adam, run.sync.get(), *run.workload, batches("mlp", 1));
+  EXPECT_EQ(run.group.host_waits, 0) << "a host wait inside the step";
+  EXPECT_EQ(run.group.stream_waits, 6) << "zero2 on the mlp: a reduce-scatter and an all-gather a unit";
+  EXPECT_EQ(run.recorder->samples()["steps"], 0) << "not settled before the next step's start";
+  run.sync->settle();
+  EXPECT_EQ(run.group.host_waits, 1) << "the step's last collective, on the host, bounded";
+  const auto samples = run.recorder->samples();
+  ASSERT_EQ(samples["steps"], 1);
+  EXPECT_LT(samples["exposed_ms"][0].get<double>(), 0) << "the exposed part is unknown on NCCL";
+  const auto merged = merge_rank_stats({{{"rank", 0}, {"step_ms", {10.0}}, {"samples", samples}}});
+  EXPECT_TRUE(merged["exposed_comm_ms"].is_null());
+  EXPECT_TRUE(merged["exposed_comm_share"].is_null());
+}
+
+// A peer that died in backward: the step itself goes on (its waits are the stream's), and
+// the next step's start fails within --comm-timeout, naming what it waited for.
+TEST(ShardedDataParallel, OnNcclAStalledReductionFailsTheNextStepsStartWithinTheBound) {
+  NcclLikeRun run(/*stall=*/true);
+  const auto data = batches("mlp", 2);
+  train(run.model, *run.adam, run.sync.get(), *run.workload, {data[0]});
+  try {
+    train(run.model, *run.adam, run.sync.get(), *run.workload, {data[1]});
+    ADD_FAILURE() << "the next step started on a stalled reduction";
+  } catch (const CommFailure& failure) {
+    const std::string message = failure.what();
+    EXPECT_NE(message.find("the last step's last collective"), std::string::npos) << message;
+    EXPECT_NE(message.find("--comm-timeout"), std::string::npos) << message;
+  }
 }
 
 }  // namespace
