@@ -91,7 +91,9 @@ nlohmann::json classify_bottleneck(const nlohmann::json& row) {
   // exact where backward's work is done when it returns (the CPU, --sync-phases), but on a
   // CUDA step that runs ahead it includes the device's unfinished compute.
   const bool exposed_is_comm = row.value("timing", nlohmann::json::object()).value("method", "host") != "events";
-  if (exposed_is_comm && ddp.contains("exposed_comm_share") && ddp["exposed_comm_share"].get<double>() >= kCommBoundShare)
+  // Null where no host wait saw the exposed part (the sharded modes on NCCL).
+  if (exposed_is_comm && ddp.contains("exposed_comm_share") && ddp["exposed_comm_share"].is_number() &&
+      ddp["exposed_comm_share"].get<double>() >= kCommBoundShare)
     return verdict("comm-bound",
                    fmt::format("{} of each step waits for gradient all-reduce not hidden behind backward",
                                pct(ddp["exposed_comm_share"].get<double>())),

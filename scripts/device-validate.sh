@@ -14,7 +14,7 @@
 # 15 minutes of device time hold the machine's start (1-2) and this one call: stages by
 # value, each capped, the caps summing to BUDGET_S (570) s, the plan printed before they
 # start: facts (the C library and how the pack resolved first), ceilings, one config per
-# technique on resnet50 and gpt2, stacks (issue 37's ablation group on resnet50 and gpt2:
+# technique on resnet50 and gpt2, the sharded modes on one GPU in a cap of their own, stacks (issue 37's ablation group on resnet50 and gpt2:
 # the recipes, then their ablations), the built-in llama in a cap of its own, plain PyTorch
 # on the same GPU (scripts/reference_loop.py: eager fp32/amp-bf16/amp-fp16, then gpt2
 # amp-bf16 under torch.compile with fused Adam), the rest of the GPU matrix, the GPU tests
@@ -28,7 +28,8 @@
 #   $OUT/stages.tsv, $OUT/ceilings-gpu.json, $OUT/report-techniques.json,
 #   $OUT/report-stacks.json, $OUT/python-reference.jsonl (one JSON line per Python row),
 #   $OUT/report-gpu.json, $OUT/extras.tar.gz (remade after each stage that adds to it:
-#   ceilings-gpu.json.benchmark.json, Google Benchmark's raw output; report-llama.json;
+#   ceilings-gpu.json.benchmark.json, Google Benchmark's raw output; report-sharded.json;
+#   report-llama.json;
 #   report-scripted.json; report-overhead.json, the default mode's cost with CUPTI on the
 #   recipes' rows; report-overhead-sync.json, --sync-phases' cost; per-rank traces for
 #   Holistic Trace Analysis, run here afterwards, and their report-hta.json).
@@ -83,9 +84,9 @@ pack_extras() { tar -czf "$OUT/extras.tar.gz" -C "$extras" . 2>/dev/null; }
 say() { echo "== [$(($(date +%s) - start)) s] $*" | tee -a "$log"; }
 
 # The plan's stages in value order and each one's cap in seconds; the caps sum to the budget.
-order=(facts ceilings techniques stacks llama python scripted gpu-rest gpu-paths gpu-pairs overhead overhead-sync hta)
-declare -A cap=([facts]=15 [ceilings]=35 [techniques]=160 [stacks]=70 [llama]=60 [python]=100 [scripted]=15 [gpu-rest]=5
-  [gpu-paths]=30 [gpu-pairs]=35 [overhead]=30 [overhead-sync]=8 [hta]=7)
+order=(facts ceilings techniques sharded stacks llama python scripted gpu-rest gpu-paths gpu-pairs overhead overhead-sync hta)
+declare -A cap=([facts]=15 [ceilings]=35 [techniques]=125 [sharded]=35 [stacks]=70 [llama]=60 [python]=100 [scripted]=15
+  [gpu-rest]=5 [gpu-paths]=30 [gpu-pairs]=35 [overhead]=30 [overhead-sync]=8 [hta]=7)
 
 # reserved_after NAME: the caps of the planned stages after NAME; -1 for a stage outside the
 # plan (build), which gets its cap alone.
@@ -209,10 +210,16 @@ for t in fp32/pageable fp32/pinned amp-bf16/pinned amp-fp16/pinned tf32/pinned f
   techniques+=("resnet50/cuda/$t" "gpt2/cuda/$t")
 done
 techniques+=(gpt2/cuda/fp8/pinned)  # against gpt2's amp-bf16 row (fp8_vs_bf16)
-# The sharded modes on one GPU (issue 48): the NCCL path (stream waits, in-place gathers, a
-# unit's storage freed while NCCL's stream held it) and the per-rank memory accounting, not
-# the scaling; against the ddp-1 row above (zero2_vs_ddp, fsdp_vs_ddp).
-techniques+=(gpt2/cuda/fp32/pinned/zero2-1 gpt2/cuda/fp32/pinned/fsdp-1)
+# The sharded modes on one GPU (issue 48), in a stage of their own after the techniques: as
+# the last rows there, each with a whole-model gather and a 1.5 GB checkpoint round trip,
+# the techniques' cap cut them (issue 55, finding 2). Here without the round trip (the CPU
+# tests prove it) and beside their own ddp-1 baseline (zero2_vs_ddp, fsdp_vs_ddp). What one
+# rank can show: at N=1 NCCL's all-gathers and reduce-scatters are local copies on NCCL's
+# stream, so these rows check the caching allocator under freed and re-gathered storage,
+# the stream waits and the per-rank memory against the estimate -- not the scaling, nor
+# the communication's cost or its overlap, which need two GPUs or more.
+sharded_ids=(gpt2/cuda/fp32/pinned/ddp-1 gpt2/cuda/fp32/pinned/zero2-1 gpt2/cuda/fp32/pinned/fsdp-1)
+sharded_s=11
 # Stacks: issue 37's `ablation` group (recipes, each less one part, each part alone) on the
 # large workloads, its CUDA configs only (the group holds CPU ones too), run as ids with
 # --workload so the report still records the recipes its ablations are computed from. The
@@ -242,7 +249,9 @@ llama_ids=(llama/cuda/amp-bf16/pinned/graph llama/cuda/fp8/pinned/graph llama/cu
   llama/cuda/amp-bf16/pinned/fsdp-1/ckpt)
 llama_s=15
 rest_ids=()
-for id in "${rest[@]}"; do [[ " ${techniques[*]} ${stacks_ids[*]} ${llama_ids[*]} " == *" $id "* ]] || rest_ids+=("$id"); done
+for id in "${rest[@]}"; do
+  [[ " ${techniques[*]} ${sharded_ids[*]} ${stacks_ids[*]} ${llama_ids[*]} " == *" $id "* ]] || rest_ids+=("$id")
+done
 # Plain PyTorch on this GPU, each row at gpubench's CUDA batch (resnet50 256, gpt2 16 x 1024
 # tokens), timed as gpubench's CUDA rows (the loop's period): "ARGS|CAP_S", 0 = the rest of
 # the stage. Eager rows a process per workload (torch imported once); then what a Python
@@ -281,6 +290,7 @@ plan=$(printf '%s\t%s\t%s\n' \
   facts "${cap[facts]}" "" \
   ceilings "${cap[ceilings]}" "copy, matmul, train_step benchmarks" \
   techniques "${cap[techniques]}" "${#techniques[@]} configs, at most ${technique_s} s each: ${techniques[*]}" \
+  sharded "${cap[sharded]}" "${#sharded_ids[@]} configs, at most ${sharded_s} s each, --checkpoint-check off: ${sharded_ids[*]} (one rank: NCCL's collectives are local copies; these rows check the allocator, the stream waits and the memory per rank, not the communication's cost or overlap)" \
   stacks "${cap[stacks]}" "$stacks_plan" \
   llama "${cap[llama]}" "${#llama_ids[@]} configs, at most ${llama_s} s each, --checkpoint-check off: ${llama_ids[*]}" \
   python "${cap[python]}" "scripts/reference_loop.py --device cuda, rows (ARGS|cap s, 0 = the rest): $(printf '[%s] ' "${python_rows[@]}")" \
@@ -314,6 +324,10 @@ matrix() {
 # The rows compared with plain PyTorch and with each other run without CUPTI, as the Python
 # rows do (issue 47, finding 8); the overhead stage measures what CUPTI adds.
 matrix techniques "${cap[techniques]}" "$technique_s" "$OUT/report-techniques.json" "$(join "${techniques[@]}")" --preset quick --no-cupti
+matrix sharded "${cap[sharded]}" "$sharded_s" "$extras/report-sharded.json" "$(join "${sharded_ids[@]}")" --preset quick \
+  --no-cupti --checkpoint-check off
+"$python" scripts/device/print_checks.py "$extras/report-sharded.json" 2>&1 | tee -a "$log"  # each rank's estimate against its peak
+pack_extras
 if ((stacks_rc != 0)); then  # asked again inside the stage: its answer and exit code are the stage's
   stage stacks "${cap[stacks]}" "$gpubench" --list --matrix ablation --workload resnet50,gpt2
 elif ((${#stacks_ids[@]} == 0)); then

@@ -3,6 +3,8 @@
 // (the decoder LMs: workloads/decoder_lm.cpp has the arithmetic). A config whose estimate
 // does not fit is refused before it runs: skipped on the CPU (what the host has free), a
 // failed row on a GPU (the device's free memory), each naming the estimate.
+#include <algorithm>
+
 #include <nlohmann/json.hpp>
 
 namespace gpubench {
@@ -22,12 +24,20 @@ struct MemoryEstimate {
   // whole gradients) and fsdp's gathered units. 0 for one process.
   double buffers = 0;
   double gathered = 0;
-  double device_total() const { return states + activations + logits + workspace + buffers + gathered; }
+  // A sharded rank's peak before it trains: it builds the whole unsharded fp32 model on its
+  // device (4 bytes a parameter) and flattens it unit by unit into its shards (a unit's flat
+  // copy and its shard at a time); the cache is released after, so this peak and
+  // training's do not add. 0 for one process and ddp (whose model stays whole anyway).
+  double startup = 0;
+  double training_total() const { return states + activations + logits + workspace + buffers + gathered; }
+  // What the device must hold at once: the larger of training and the start.
+  double device_total() const { return std::max(training_total(), startup); }
   double host_total() const { return device_total() + checkpoint; }
   nlohmann::json to_json() const {
     return {{"states_bytes", states},           {"activations_bytes", activations}, {"logits_bytes", logits},
             {"workspace_bytes", workspace},     {"checkpoint_bytes", checkpoint},   {"device_total_bytes", device_total()},
             {"host_total_bytes", host_total()}, {"buffers_bytes", buffers},         {"gathered_bytes", gathered},
+            {"startup_bytes", startup},
             {"convention", "16 bytes a parameter (fp32 weights, grads, Adam m and v); activations what each layer's "
                            "forward keeps per token (its family's norms, matmul inputs, attention, MLP at its width; "
                            "llama 26 h + 4 a + 4 kv + 8 f bytes in 16-bit) plus, under autocast, 2 bytes a matmul "

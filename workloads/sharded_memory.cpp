@@ -9,28 +9,45 @@ MemoryEstimate per_rank_estimate(const MemoryEstimate& single, const Config& con
   MemoryEstimate rank = single;
   constexpr double kFp32 = 4;
   const double psi = static_cast<double>(units.parameters), n = config.world_size;
-  const double unit = kFp32 * static_cast<double>(std::max(units.largest_unit, units.root));
-  const double in_flight = 2 * unit;  // two reduce-scatter inputs at once
+  const double largest = kFp32 * static_cast<double>(units.largest_unit), root = kFp32 * static_cast<double>(units.root);
+  const double unit = std::max(largest, root);
+  // Three reduce-scatter inputs at once: two in flight and the third, allocated before the
+  // oldest is waited (ShardedDataParallel's kReducesInFlight + 1). They are consecutive in
+  // the reduce order (the units in reverse, then the root): at most two layers and the larger
+  // of a layer and the root.
+  const double inputs = 2 * largest + unit;
+  // zero2 and fsdp drop the whole gradients as they reduce, but hold the root's from its first
+  // gradient (the head's, early in backward) to its reduce at the end, and a unit's whole
+  // gradients while they are copied into its input.
+  const double whole_gradients = root + largest;
+  // With accK each later micro-batch's reduce-scatter writes an output beside the shard's
+  // accumulated gradient, added once it ends: one a reduction in flight (unit/N each). Outside
+  // accK the output becomes the shard's gradient, counted in the states.
+  const bool accumulates = config.accumulate > 1 && config.parallel != ParallelMode::Zero1;
+  const double outputs = accumulates ? inputs / n : 0;
   switch (config.parallel) {
     case ParallelMode::Ddp:
       rank.buffers = kFp32 * psi;
       break;
     case ParallelMode::Zero1:
       rank.states = kFp32 * psi * 2 + (8 + 4) * psi / n;
-      rank.buffers = in_flight;
+      rank.buffers = inputs;
       break;
     case ParallelMode::Zero2:
       rank.states = kFp32 * psi + (4 + 8) * psi / n;
-      rank.buffers = in_flight + unit;
+      rank.buffers = inputs + whole_gradients + outputs;
       break;
     case ParallelMode::Fsdp:
       rank.states = 16 * psi / n;
-      rank.gathered = kFp32 * static_cast<double>(units.root + 2 * units.largest_unit);
-      rank.buffers = in_flight + kFp32 * static_cast<double>(units.root);
+      rank.gathered = root + 2 * largest;
+      rank.buffers = inputs + whole_gradients + outputs;
       break;
     default:
       break;
   }
+  // Before training, the whole unsharded model is on the device and each unit in turn is
+  // flattened (its whole copy) and sharded (its 1/N): the first unit's moment is the peak.
+  if (config.sharded()) rank.startup = kFp32 * psi + unit * (1 + 1 / n);
   // On a CPU, Gloo's reduce-scatter all-reduces a flat copy of its input (c10d in torch
   // 2.11 has no reduce-scatter of its own there): one more whole unit (measured: a 56M
   // Llama's fsdp-2 and zero2-2 ranks held 1.01-1.05x of the estimate without it).

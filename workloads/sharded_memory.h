@@ -7,13 +7,18 @@
 //   zero1-N  4Ψ + 4Ψ + 8Ψ/N  + 4Ψ/N       (the reduce-scatter's gradient shard)
 //   zero2-N  4Ψ + (4Ψ + 8Ψ)/N
 //   fsdp-N   (4Ψ + 4Ψ + 8Ψ)/N
-// plus what the reductions hold (two reduce-scatters in flight, each a flat copy of its
-// unit's gradients; zero2 and fsdp a unit's whole gradients before the copy) and fsdp's
-// gathered parameters: the root unit through the step and two units at once (the one
-// computing, the next prefetched), the root's whole gradients through backward; on a CPU
-// one more unit, the copy Gloo's reduce-scatter makes. The activations, logits and workspace are a
+// plus what the reductions hold (three reduce-scatter inputs at once, each a flat copy of
+// its unit's gradients: two in flight and the third allocated before the oldest is waited;
+// zero2 and fsdp the root's whole gradients through backward and a unit's while they are
+// copied; with accK, zero2 and fsdp each reduction's output beside the accumulated shard
+// gradient) and fsdp's gathered parameters: the root unit through the step and two units at
+// once (the one computing, the next prefetched); on a CPU one more unit, the copy Gloo's
+// reduce-scatter makes. The activations, logits and workspace are a
 // micro-batch's, as for one process. The checkpoint round trip's share (rank 0's) also
 // holds the gathered whole state: Adam's moments (8Ψ) and, fsdp, the parameters (4Ψ).
+// Before training, a sharded rank holds the whole unsharded model (4Ψ) and a unit's flat
+// copy while it shards it (MemoryEstimate::startup): fsdp's device_total is the larger of
+// that and training, which for a large model on many ranks is the start.
 #include <cstdint>
 
 #include "core/config/config.h"

@@ -74,14 +74,28 @@ std::string to_string(CollectiveKind kind) {
   return "?";
 }
 
-double StepComm::comm_ms() const { return union_length(intervals(*this), finish_ms); }
+bool StepComm::device_timed() const {
+  return !collectives.empty() && std::all_of(collectives.begin(), collectives.end(),
+                                             [](const CollectiveTiming& c) { return c.device_ms >= 0; });
+}
+
+double StepComm::comm_ms() const {
+  if (!device_timed()) return union_length(intervals(*this), finish_ms);
+  double total = 0;
+  for (const auto& collective : collectives) total += collective.device_ms;
+  return total;
+}
+
 double StepComm::hidden_ms() const {
+  if (device_timed() || !exposed_known) return -1;
   if (waited_ms >= 0) return std::max(0.0, comm_ms() - waited_ms);
   return union_length(intervals(*this), backward_ms);
 }
 
-void CommRecorder::record(const StepComm& step) {
-  if (measuring_) steps_.push_back(step);
+void CommRecorder::record(const StepComm& step) { record(step, measuring_); }
+
+void CommRecorder::record(const StepComm& step, bool measured) {
+  if (measured) steps_.push_back(step);
 }
 
 nlohmann::json CommRecorder::samples() const {
@@ -92,7 +106,8 @@ nlohmann::json CommRecorder::samples() const {
     hidden.push_back(step.hidden_ms());
     exposed.push_back(step.exposed_ms());
     nlohmann::json per_bucket = nlohmann::json::array();
-    for (const auto& collective : step.collectives) per_bucket.push_back(collective.complete_ms - collective.launch_ms);
+    for (const auto& collective : step.collectives)
+      per_bucket.push_back(collective.device_ms >= 0 ? collective.device_ms : collective.complete_ms - collective.launch_ms);
     buckets.push_back(per_bucket);
   }
   nlohmann::json order = nlohmann::json::array();
@@ -108,6 +123,9 @@ nlohmann::json CommRecorder::samples() const {
 nlohmann::json merge_rank_stats(const std::vector<nlohmann::json>& ranks) {
   std::vector<double> all_comm, all_exposed;
   double comm_total = 0, hidden_total = 0, exposed_total = 0, step_total = 0;
+  // A device-timed step's hidden time is unknown (-1): its overlap is null, not a guess;
+  // so is the exposed time of a step no host wait saw.
+  bool all_hidden_known = true, all_exposed_known = true;
   nlohmann::json per_rank = nlohmann::json::array();
   bool same_order = true;
   for (const auto& rank : ranks) {
@@ -116,7 +134,11 @@ nlohmann::json merge_rank_stats(const std::vector<nlohmann::json>& ranks) {
                                    ranks.front().at("samples").value("collective_order", nlohmann::json::array());
     const auto comm = numbers(samples.at("comm_ms"));
     const auto hidden = numbers(samples.at("hidden_ms"));
+    const bool hidden_known = std::none_of(hidden.begin(), hidden.end(), [](double ms) { return ms < 0; });
+    all_hidden_known = all_hidden_known && hidden_known;
     const auto exposed = numbers(samples.at("exposed_ms"));
+    const bool exposed_known = std::none_of(exposed.begin(), exposed.end(), [](double ms) { return ms < 0; });
+    all_exposed_known = all_exposed_known && exposed_known;
     const auto step = numbers(rank.at("step_ms"));
     all_comm.insert(all_comm.end(), comm.begin(), comm.end());
     all_exposed.insert(all_exposed.end(), exposed.begin(), exposed.end());
@@ -141,18 +163,18 @@ nlohmann::json merge_rank_stats(const std::vector<nlohmann::json>& ranks) {
     entry["steps"] = samples.at("steps");
     entry["step_ms"] = to_json(summarize(step));
     entry["comm_ms"] = to_json(summarize(comm));
-    entry["exposed_comm_ms"] = to_json(summarize(exposed));
-    entry["overlap_share"] = share(sum(hidden), sum(comm));
+    entry["exposed_comm_ms"] = exposed_known ? to_json(summarize(exposed)) : nlohmann::json();
+    entry["overlap_share"] = hidden_known ? nlohmann::json(share(sum(hidden), sum(comm))) : nlohmann::json();
     entry["comm_share_of_step"] = share(sum(comm), sum(step));
-    entry["exposed_comm_share"] = share(sum(exposed), sum(step));
+    entry["exposed_comm_share"] = exposed_known ? nlohmann::json(share(sum(exposed), sum(step))) : nlohmann::json();
     entry["bucket_comm_ms_median"] = bucket_medians;
     per_rank.push_back(entry);
   }
   return {{"comm_ms", to_json(summarize(all_comm))},
-          {"exposed_comm_ms", to_json(summarize(all_exposed))},
-          {"overlap_share", share(hidden_total, comm_total)},
+          {"exposed_comm_ms", all_exposed_known ? to_json(summarize(all_exposed)) : nlohmann::json()},
+          {"overlap_share", all_hidden_known ? nlohmann::json(share(hidden_total, comm_total)) : nlohmann::json()},
           {"comm_share_of_step", share(comm_total, step_total)},
-          {"exposed_comm_share", share(exposed_total, step_total)},
+          {"exposed_comm_share", all_exposed_known ? nlohmann::json(share(exposed_total, step_total)) : nlohmann::json()},
           // Every rank's collectives, by kind, in one measured step (the same on every rank:
           // each issues the same sequence, which collective_order_identical checks).
           {"collectives_per_step", ranks.empty() ? nlohmann::json::object()

@@ -29,6 +29,13 @@ std::int64_t trainable_bytes(const std::vector<torch::Tensor>& parameters) {
   return bytes;
 }
 
+// What comm_ms and overlap_share mean on NCCL (comm_stats.h).
+constexpr const char* kNcclCommTiming =
+    "each collective: its kernel's time on NCCL's stream (NCCL's own start and end events, Work::getDuration); comm_ms "
+    "is their sum a step (one stream: they do not overlap), overlap_share is null (the compute stream's waits are not "
+    "measured), and exposed_comm_ms null: every wait is the stream's, as PyTorch's DDP and FSDP2 wait, the bound kept by "
+    "the next step's start; a collective without its events falls back to launch to the end of its stream wait";
+
 std::string host_name() {
   char name[256] = {};
   return gethostname(name, sizeof(name) - 1) == 0 ? name : "?";
@@ -160,6 +167,7 @@ GradientSync& DdpSession::attach(Model& model) {
     options.world_size = env_.world_size;
     options.timeout = timeout();
     options.stream_waits = backend_ == "nccl";
+    options.device_timing = backend_ == "nccl";
     options.on_failure = [this] { mark_failed(); };
     sharded_ = std::make_unique<ShardedDataParallel>(model, *group_, options, recorder_);
     sync_ = std::make_unique<ForwardingSync>(*sharded_, env_.rank);
@@ -172,6 +180,8 @@ GradientSync& DdpSession::attach(Model& model) {
   options.world_size = env_.world_size;
   options.timeout = timeout();
   options.completion_callback_is_exact = backend_ == "gloo";
+  options.device_timing = backend_ == "nccl";
+  options.stream_waits = backend_ == "nccl";
   options.on_failure = [this] { mark_failed(); };
   reducer_ = std::make_unique<GradientReducer>(parameters, plan_buckets(parameters, std::max<std::int64_t>(cap, 1)),
                                                *group_, options, recorder_);
@@ -183,14 +193,20 @@ std::vector<torch::Tensor> DdpSession::optimizer_parameters(const Model& model) 
   return sharded_ ? sharded_->optimizer_parameters() : model.module->parameters();
 }
 
-void DdpSession::agree_on_found_inf(torch::Tensor& found_inf) {
+void DdpSession::agree_on_found_inf(torch::Tensor& found_inf, bool read_on_host) {
   std::vector<at::Tensor> flag = {found_inf};
   c10d::AllreduceOptions max;
   max.reduceOp = c10d::ReduceOp::MAX;
   try {
     const auto work = group_->allreduce(flag, max);
-    if (backend_ == "nccl")
-      work->wait();  // a stream dependency: the step's one host read follows it
+    // When the host reads the flag next (the GradScaler deciding the step), it waits on the
+    // host, bounded, on NCCL too: the read would block on the stream anyway, so polling
+    // first costs nothing, and a dead peer is this named failure within --comm-timeout
+    // instead of that read blocking until the watchdog aborts the process. When only a
+    // fused kernel reads it, NCCL's wait orders the stream and the host goes on (the step's
+    // bounded waits at its ends catch a dead peer).
+    if (backend_ == "nccl" && !read_on_host)
+      work->wait();
     else
       wait_collective(*group_, *work, timeout());
   } catch (const std::exception& error) {
@@ -204,6 +220,9 @@ std::optional<DdpSession::Gathered> DdpSession::gather(const std::vector<double>
                                                        const std::vector<double>& losses, std::size_t shard_samples,
                                                        const std::vector<torch::Tensor>& parameters,
                                                        const nlohmann::json& rank_extra) {
+  // NCCL: the last step, checked on the host (bounded) and recorded.
+  if (sharded_) sharded_->settle();
+  if (reducer_) reducer_->settle();
   nlohmann::json mine = {{"rank", env_.rank},
                          {"local_rank", env_.local_rank},
                          {"host", host_name()},
@@ -213,9 +232,12 @@ std::optional<DdpSession::Gathered> DdpSession::gather(const std::vector<double>
                          {"step_ms", step_ms},
                          {"losses", losses},
                          {"samples", recorder_->samples()}};
-  // A sharded run hashes its whole model unit by unit as it gathers it (rank_extra's digest).
-  mine["parameter_digest"] = rank_extra.contains("parameter_digest") ? rank_extra.at("parameter_digest").get<std::string>()
-                                                                      : parameter_digest(parameters);
+  // A sharded run hashes its whole model unit by unit as it gathers it (rank_extra's
+  // digest). One rank has no other to compare with: its model is not hashed at all.
+  const bool compared = env_.world_size > 1;
+  if (compared)
+    mine["parameter_digest"] = rank_extra.contains("parameter_digest") ? rank_extra.at("parameter_digest").get<std::string>()
+                                                                        : parameter_digest(parameters);
   mine.update(rank_extra);
   if (settings_.device.is_cuda())
     if (const char* visible = std::getenv("CUDA_VISIBLE_DEVICES")) mine["cuda_visible_devices"] = visible;
@@ -236,7 +258,7 @@ std::optional<DdpSession::Gathered> DdpSession::gather(const std::vector<double>
     gathered.global_losses.assign(losses.size(), 0.0);
     nlohmann::json digests = nlohmann::json::array();
     for (auto& rank : ranks) {
-      digests.push_back(rank.value("parameter_digest", ""));
+      if (compared) digests.push_back(rank.value("parameter_digest", ""));
       rank.erase("parameter_digest");
       const auto rank_losses = rank.at("losses").get<std::vector<double>>();
       for (std::size_t i = 0; i < gathered.global_losses.size() && i < rank_losses.size(); ++i)
@@ -276,12 +298,13 @@ std::optional<DdpSession::Gathered> DdpSession::gather(const std::vector<double>
       gathered.ddp["comm_timing"] = backend_ == "gloo"
                                         ? "each collective: launch to its completion callback (host clock, from the "
                                           "step's first forward)"
-                                        : "each collective: launch to the end of its stream wait (host clock)";
+                                        : kNcclCommTiming;
     } else {
-      gathered.ddp["wait"] = "end of the backward phase: the optimizer phase is the optimizer alone";
+      gathered.ddp["wait"] = backend_ == "gloo" ? "end of the backward phase: the optimizer phase is the optimizer alone"
+                                                : "end of the backward phase, on the stream (the host goes on); the next "
+                                                  "backward's start checks it on the host, bounded by --comm-timeout";
       gathered.ddp["comm_timing"] =
-          backend_ == "gloo" ? "each bucket: all-reduce launch to its completion callback (host clock)"
-                             : "each bucket: all-reduce launch to the end of its wait plus a device synchronize (upper bound)";
+          backend_ == "gloo" ? "each bucket: all-reduce launch to its completion callback (host clock)" : kNcclCommTiming;
     }
     gathered.ddp["data"] = "DistributedSampler semantics: one permutation per epoch (seed + epoch), rank r takes every "
                            "world_size-th sample from r";
@@ -289,6 +312,9 @@ std::optional<DdpSession::Gathered> DdpSession::gather(const std::vector<double>
     gathered.ddp["final_parameter_digests"] = digests;
     gathered.ddp["final_parameters_identical"] =
         std::all_of(digests.begin(), digests.end(), [&](const nlohmann::json& d) { return d == digests.front(); });
+    gathered.ddp["final_parameters_check"] =
+        compared ? "each rank's whole trained model hashed (64-bit, 8-byte words) and compared by rank 0"
+                 : "one rank: nothing to compare, the model was not hashed";
     return gathered;
   } catch (const std::exception& error) {
     mark_failed();

@@ -66,8 +66,8 @@ class DdpSession {
   // The sharded run, or null for ddp.
   ShardedDataParallel* sharded() const { return sharded_.get(); }
   // The GradScaler's inf flag, maxed over the ranks: each sees only its gradient shard,
-  // and all must skip (or step) together.
-  void agree_on_found_inf(torch::Tensor& found_inf);
+  // and all must skip (or step) together. `read_on_host`: the host reads the flag next.
+  void agree_on_found_inf(torch::Tensor& found_inf, bool read_on_host);
   std::shared_ptr<CommRecorder> recorder() const { return recorder_; }
 
   // Every rank posts its numbers (step times from its own timer, losses on its shard);

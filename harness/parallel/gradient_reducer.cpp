@@ -49,7 +49,18 @@ double GradientReducer::ms_since_begin(Clock::time_point when) const {
   return std::chrono::duration<double, std::milli>(when - backward_begin_).count();
 }
 
+void GradientReducer::settle() {
+  if (!unsettled_) return;
+  unsettled_ = false;
+  // NCCL ran the buckets' all-reduces in order on its stream: the last done, all are.
+  if (!buckets_.empty()) wait(buckets_.size() - 1);
+  for (std::size_t b = 0; b < buckets_.size() && b < unsettled_step_.collectives.size(); ++b)
+    if (const auto ms = device_time_ms(*buckets_[b].work)) unsettled_step_.collectives[b].device_ms = *ms;
+  if (recorder_) recorder_->record(unsettled_step_, unsettled_measured_);
+}
+
 void GradientReducer::begin_backward(bool accumulated) {
+  settle();  // the last step's bound, before its buckets are reused
   std::lock_guard<std::mutex> lock(mutex_);
   for (std::size_t b = 0; b < buckets_.size(); ++b) {
     Bucket& bucket = buckets_[b];
@@ -153,7 +164,10 @@ void GradientReducer::finish_backward() {
   step.backward_ms = ms_since_begin(backward_end);
   torch::NoGradGuard no_grad;
   for (std::size_t b = 0; b < buckets_.size(); ++b) {
-    wait(b);
+    if (options_.stream_waits)
+      buckets_[b].work->wait();  // the current stream waits; settle() keeps the bound
+    else
+      wait(b);
     Bucket& bucket = buckets_[b];
     const GradientBucket& layout = plan_.buckets[b];
     for (std::size_t slot = 0; slot < layout.parameters.size(); ++slot) {
@@ -170,8 +184,19 @@ void GradientReducer::finish_backward() {
     const Clock::time_point completed = completed_ns != 0 ? Clock::time_point(Clock::duration(completed_ns)) : Clock::now();
     step.collectives.push_back({ms_since_begin(bucket.launch_time), ms_since_begin(completed), CollectiveKind::AllReduce,
                                 plan_.buckets[b].bytes, static_cast<int>(b)});
+    // Waited on the host above: done, so NCCL's events can be read.
+    if (options_.device_timing && !options_.stream_waits)
+      if (const auto ms = device_time_ms(*bucket.work)) step.collectives.back().device_ms = *ms;
   }
   step.finish_ms = ms_since_begin(Clock::now());
+  if (options_.stream_waits) {
+    // No host wait saw the exposed part; the step is recorded once settle() checked it.
+    step.exposed_known = false;
+    unsettled_step_ = step;
+    unsettled_ = true;
+    unsettled_measured_ = recorder_ && recorder_->measuring();
+    return;
+  }
   if (recorder_) recorder_->record(step);
 }
 

@@ -30,6 +30,13 @@ struct ReducerOptions {
   // the completion. NCCL's future completes at enqueue; there the completion is taken
   // when the bounded wait sees the work completed (no device sync): an upper bound.
   bool completion_callback_is_exact = true;
+  // NCCL: each bucket's all-reduce also timed on the device (NCCL's own events), which is
+  // what the row's comm_ms then counts.
+  bool device_timing = false;
+  // NCCL: the buckets' waits only make the current stream wait (the host goes on into the
+  // optimizer, as PyTorch's DDP does); the next backward's start checks the step's last
+  // all-reduce on the host, bounded, and only then records the step.
+  bool stream_waits = false;
   std::function<void()> on_failure;  // lets the owner of the process group abandon it
 };
 
@@ -40,7 +47,9 @@ struct ReducerOptions {
 // rank must issue collectives in the same order), while autograd goes on with the
 // earlier layers. finish_backward() launches any bucket still waiting (a parameter that
 // got no gradient counts as zero), waits for each with a bounded wait and copies the
-// averages back into .grad -- PyTorch's default, gradient_as_bucket_view=False.
+// averages back into .grad -- PyTorch's default, gradient_as_bucket_view=False. On NCCL
+// (stream_waits) those waits are the stream's and the bound is kept by settle() at the
+// next backward's start.
 class GradientReducer final : public GradientSync {
  public:
   GradientReducer(std::vector<torch::Tensor> parameters, BucketPlan plan, CollectiveGroup& group,
@@ -51,6 +60,9 @@ class GradientReducer final : public GradientSync {
 
   void begin_backward(bool accumulated) override;
   void finish_backward() override;
+  // stream_waits: waits, bounded, for the last step's last all-reduce and records that step
+  // (the next backward's start does it; call before reading the recorder). Else nothing.
+  void settle();
   const BucketPlan& plan() const { return plan_; }
 
  private:
@@ -87,6 +99,9 @@ class GradientReducer final : public GradientSync {
   bool armed_ = false;
   bool accumulated_ = false;  // this backward adds to gradients already in .grad
   Clock::time_point backward_begin_{};
+  // stream_waits: the last step, until settle() has checked its last all-reduce.
+  StepComm unsettled_step_;
+  bool unsettled_ = false, unsettled_measured_ = false;
 };
 
 }  // namespace gpubench

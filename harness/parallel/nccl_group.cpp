@@ -44,7 +44,20 @@ c10::intrusive_ptr<CollectiveGroup> make_nccl_group(const GroupRequest& request)
   c10::cuda::set_device(static_cast<c10::DeviceIndex>(request.cuda_device));
   auto options = c10d::ProcessGroupNCCL::Options::create();
   options->timeout = request.timeout + kWatchdogMargin;
-  return c10::make_intrusive<c10d::ProcessGroupNCCL>(request.store, request.rank, request.world_size, options);
+  auto group = c10::make_intrusive<c10d::ProcessGroupNCCL>(request.store, request.rank, request.world_size, options);
+  // Each collective's start event is recorded too (one more event record a collective), so
+  // its time on NCCL's stream can be read back (device_time_ms): the host sees only when it
+  // waited, which at the end of backward is mostly the GPU's remaining compute.
+  group->enableCollectivesTiming();
+  // The communicator now, inside join's bound, not lazily inside the first broadcast (whose
+  // launch, before any Work exists to wait on, would block on a dead peer with no bound).
+  // torch 2.11's ProcessGroupNCCL::eagerConnectSingleDevice(at::Device) (ProcessGroupNCCL.hpp;
+  // what Python's init_process_group(device_id=...) calls): the unique id through the store,
+  // then ncclCommInitRank, which waits for every rank and takes no timeout: run_within bounds it.
+  const at::Device device(at::kCUDA, static_cast<c10::DeviceIndex>(request.cuda_device));
+  run_within([group, device] { group->eagerConnectSingleDevice(device); }, request.timeout,
+             "connecting rank " + std::to_string(request.rank) + "'s NCCL communicator on " + device.str());
+  return group;
 }
 
 }  // namespace gpubench

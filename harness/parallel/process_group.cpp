@@ -1,5 +1,7 @@
 #include "harness/parallel/process_group.h"
 
+#include <future>
+#include <memory>
 #include <stdexcept>
 #include <thread>
 
@@ -40,6 +42,32 @@ void wait_collective(const CollectiveGroup& group, c10d::Work& work, std::chrono
     std::this_thread::yield();
   }
   work.wait();
+}
+
+std::optional<double> device_time_ms(const c10d::Work& work) {
+  try {
+    return static_cast<double>(work.getDuration());
+  } catch (const std::exception&) {
+    return std::nullopt;  // not timed by this backend, or not finished
+  }
+}
+
+void run_within(std::function<void()> call, std::chrono::milliseconds timeout, const std::string& what) {
+  // The promise is shared: a thread still blocked when we give up outlives this frame.
+  auto done = std::make_shared<std::promise<void>>();
+  std::future<void> result = done->get_future();
+  std::thread([call = std::move(call), done] {
+    try {
+      call();
+      done->set_value();
+    } catch (...) {
+      done->set_exception(std::current_exception());
+    }
+  }).detach();
+  if (result.wait_for(timeout) != std::future_status::ready)
+    throw std::runtime_error(what + " did not complete within " + std::to_string(timeout.count()) +
+                             " ms (a peer rank probably died or never came)");
+  result.get();
 }
 
 }  // namespace gpubench

@@ -1,5 +1,6 @@
 #pragma once
 #include <chrono>
+#include <functional>
 #include <optional>
 #include <string>
 
@@ -50,6 +51,18 @@ void shutdown_group(c10::intrusive_ptr<CollectiveGroup>& group) noexcept;
 // benchmark at ~1 ms: for NCCL the host polls isCompleted() itself, then wait() adds the
 // stream dependency (done by then).
 void wait_collective(const CollectiveGroup& group, c10d::Work& work, std::chrono::milliseconds timeout);
+
+// A finished collective's time on the device, from its backend's own start and end events
+// (Work::getDuration: NCCL's, once the group's enableCollectivesTiming is on), in ms; nullopt
+// where the backend does not time it (Gloo) or the events are not there or not done.
+std::optional<double> device_time_ms(const c10d::Work& work);
+
+// Runs `call` -- a blocking call into a backend that takes no bound of its own (NCCL's
+// communicator setup waits for every peer) -- on a thread of its own, and waits at most
+// `timeout`: throws naming `what` and the bound when it has not returned by then, and
+// rethrows what it threw. A call that never returns is left blocked on its thread (what it
+// uses it holds) until the process exits: the rank fails with the named error, not a hang.
+void run_within(std::function<void()> call, std::chrono::milliseconds timeout, const std::string& what);
 
 // Implemented by gloo_group.cpp and nccl_group.cpp.
 c10::intrusive_ptr<CollectiveGroup> make_gloo_group(const GroupRequest& request);

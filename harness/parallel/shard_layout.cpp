@@ -68,6 +68,8 @@ std::vector<std::vector<std::size_t>> unit_members(const std::vector<torch::Tens
 
 namespace {
 
+std::int64_t round_up(std::int64_t value, std::int64_t multiple) { return (value + multiple - 1) / multiple * multiple; }
+
 FlatUnit flat_unit(std::string name, std::vector<std::size_t> members, const std::vector<torch::Tensor>& parameters,
                    int world_size) {
   FlatUnit unit;
@@ -85,7 +87,7 @@ FlatUnit flat_unit(std::string name, std::vector<std::size_t> members, const std
     unit.numel += parameter.numel();
   }
   const std::int64_t ranks = world_size;
-  unit.shard_numel = (unit.numel + ranks - 1) / ranks;
+  unit.shard_numel = round_up((unit.numel + ranks - 1) / ranks, kShardAlignBytes / std::min(unit.element_bytes, kShardAlignBytes));
   unit.padded_numel = unit.shard_numel * ranks;
   return unit;
 }

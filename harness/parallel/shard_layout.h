@@ -1,10 +1,13 @@
 #pragma once
 // How the sharded modes (zero1-N, zero2-N, fsdp-N) lay a model's parameters out: each unit
 // of sharding (Model::units, then the root unit: what no unit holds) end to end in one
-// flat buffer, padded to a multiple of the world size and split in equal shards, rank r
-// owning elements [r * shard, (r + 1) * shard) -- DeepSpeed's flat partitions, FSDP's
-// FlatParameter. Padding is never dropped nor stepped into a parameter: its elements are
-// zeros that no parameter views. Pure arithmetic: no tensor is allocated here.
+// flat buffer, split in N equal shards, rank r owning elements [r * shard, (r + 1) * shard)
+// -- DeepSpeed's flat partitions, FSDP's FlatParameter. Each shard is rounded up to a
+// multiple of 16 bytes (kShardAlignBytes), as FSDP2 pads: every shard then starts where
+// foreach/fused Adam's vectorised path and NCCL's copies want it (a slice of the whole
+// buffer at a 16-byte multiple; unaligned, they take their slow paths). Padding is never
+// dropped nor stepped into a parameter: its elements are zeros that no parameter views.
+// Pure arithmetic: no tensor is allocated here.
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -16,13 +19,16 @@
 
 namespace gpubench {
 
+// Every shard's size is a multiple of this many bytes (an element's size, if larger).
+constexpr std::int64_t kShardAlignBytes = 16;
+
 struct FlatUnit {
   std::string name;                    // "unit 3" (the model's 4th unit) or "root"
   std::vector<std::size_t> members;    // indices into the parameter list, in module order
   std::vector<std::int64_t> offsets;   // each member's first element in the flat buffer
   std::int64_t numel = 0;              // the members' elements
-  std::int64_t padded_numel = 0;       // numel rounded up to a multiple of the world size
-  std::int64_t shard_numel = 0;        // padded_numel / world size: what each rank owns
+  std::int64_t padded_numel = 0;       // shard_numel x world size: numel and the padding
+  std::int64_t shard_numel = 0;        // what each rank owns: numel / world size, rounded up to 16 bytes
   std::int64_t element_bytes = 4;      // the members' element size (one dtype a unit)
 };
 

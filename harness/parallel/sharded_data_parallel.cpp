@@ -8,7 +8,6 @@
 #include <torch/csrc/autograd/variable.h>
 
 #include "harness/parallel/gradient_reducer.h"
-#include "harness/parallel/parameter_digest.h"
 
 namespace gpubench {
 namespace {
@@ -29,36 +28,6 @@ std::vector<torch::Tensor> trainable(const torch::nn::Module& module) {
 }
 
 }  // namespace
-
-nlohmann::json ModelStateBytes::to_json() const {
-  return {{"parameters_bytes", parameters}, {"gradients_bytes", gradients}, {"optimizer_bytes", optimizer},
-          {"total_bytes", total()}};
-}
-
-ModelStateBytes model_state_bytes(const std::vector<torch::Tensor>& parameters, torch::optim::Optimizer& optimizer) {
-  ModelStateBytes bytes;
-  std::unordered_set<const void*> seen;
-  const auto add = [&](const torch::Tensor& tensor, std::int64_t& into) {
-    if (!tensor.defined() || !tensor.has_storage()) return;
-    if (seen.insert(tensor.storage().unsafeGetStorageImpl()).second) into += static_cast<std::int64_t>(tensor.storage().nbytes());
-  };
-  for (const auto& parameter : parameters) {
-    add(parameter, bytes.parameters);
-    add(parameter.grad(), bytes.gradients);
-  }
-  for (const auto& group : optimizer.param_groups())
-    for (const auto& parameter : group.params()) {
-      add(parameter, bytes.parameters);
-      add(parameter.grad(), bytes.gradients);
-    }
-  for (const auto& [key, state] : optimizer.state())
-    if (const auto* adam = dynamic_cast<const torch::optim::AdamParamState*>(state.get())) {
-      add(adam->exp_avg(), bytes.optimizer);
-      add(adam->exp_avg_sq(), bytes.optimizer);
-      add(adam->max_exp_avg_sq(), bytes.optimizer);
-    }
-  return bytes;
-}
 
 // Tells the run that a parameter's gradient is in .grad (after autograd accumulated it).
 class ShardedDataParallel::ArrivalHook final : public torch::autograd::PostAccumulateGradHook {
@@ -120,6 +89,7 @@ double ShardedDataParallel::ms_since_step() const {
 void ShardedDataParallel::record_launch(const c10::intrusive_ptr<c10d::Work>& work, CollectiveKind kind,
                                         std::int64_t bytes, std::size_t unit) {
   step_.collectives.push_back({ms_since_step(), 0, kind, bytes, static_cast<int>(unit)});
+  if (options_.device_timing) works_.push_back(work);
   auto completed = std::make_shared<std::atomic<std::int64_t>>(0);
   completions_.push_back(completed);
   completion_of_[work.get()] = completed;
@@ -136,10 +106,10 @@ void ShardedDataParallel::record_launch(const c10::intrusive_ptr<c10d::Work>& wo
 
 void ShardedDataParallel::wait(c10d::Work& work, const char* what, std::size_t unit, HostWait host) {
   const auto start = Clock::now();
-  // Inside a step on NCCL the current stream waits for the collective and the host goes
-  // on (prefetch works); at the step's two ends (after backward, after the optimizer's
-  // gather) the host waits too, bounded, as DDP's reducer does: a dead peer is then a
-  // CommFailure naming the collective, and the exposed time an upper bound.
+  // On NCCL the current stream waits for the collective and the host goes on (prefetch
+  // works); the step's last such wait is checked on the host at the next step's start
+  // (settle). Where the host reads the result next (the whole model gathered back) it
+  // waits on the host, bounded: a dead peer is then a CommFailure naming the collective.
   const bool on_host = !options_.stream_waits || host == HostWait::Yes;
   try {
     if (on_host)
@@ -157,6 +127,10 @@ void ShardedDataParallel::wait(c10d::Work& work, const char* what, std::size_t u
   }
   const auto end = Clock::now();
   if (on_host) waited_ms_ += std::chrono::duration<double, std::milli>(end - start).count();
+  if (!on_host) {
+    last_waited_ = c10::intrusive_ptr<c10d::Work>::reclaim_copy(&work);
+    last_waited_unit_ = unit;
+  }
   if (const auto found = completion_of_.find(&work); found != completion_of_.end()) {
     std::int64_t none = 0;
     found->second->compare_exchange_strong(none, end.time_since_epoch().count());
@@ -173,11 +147,11 @@ void ShardedDataParallel::prefetch(std::size_t unit) {
   peak_gathered_bytes_ = std::max(peak_gathered_bytes_, gathered_bytes_);
 }
 
-void ShardedDataParallel::ensure_gathered(std::size_t unit) {
+void ShardedDataParallel::ensure_gathered(std::size_t unit, HostWait host) {
   UnitShard& shard = units_[unit];
   if (shard.resident()) return;
   prefetch(unit);
-  shard.finish_gather([&](c10d::Work& work) { wait(work, "the all-gather", unit); });
+  shard.finish_gather([&](c10d::Work& work) { wait(work, "the all-gather", unit, host); });
 }
 
 void ShardedDataParallel::release(std::size_t unit) {
@@ -187,10 +161,30 @@ void ShardedDataParallel::release(std::size_t unit) {
   gathered_bytes_ -= shard.whole_bytes();
 }
 
+void ShardedDataParallel::settle() {
+  if (!unsettled_) return;
+  unsettled_ = false;
+  // NCCL ran the step's collectives in order on its stream: once the last is done, all are.
+  if (last_waited_) wait(*last_waited_, "the last step's last collective", last_waited_unit_, HostWait::Yes);
+  last_waited_.reset();
+  record_step(unsettled_measured_);
+}
+
+void ShardedDataParallel::record_step(bool measured) {
+  // Every collective of the step is done by now (waited on the host, or after the last of
+  // them on NCCL's one stream): their device times can be read.
+  for (std::size_t i = 0; i < works_.size() && i < step_.collectives.size(); ++i)
+    if (const auto ms = device_time_ms(*works_[i])) step_.collectives[i].device_ms = *ms;
+  works_.clear();
+  if (recorder_) recorder_->record(step_, measured);
+}
+
 void ShardedDataParallel::begin_forward(bool first) {
   if (first) {
+    settle();  // the last step's bound, before this step's first collective
     step_ = StepComm();
     completions_.clear();
+    works_.clear();
     completion_of_.clear();
     waited_ms_ = 0;
     step_begin_ = Clock::now();
@@ -279,7 +273,9 @@ void ShardedDataParallel::finish_backward() {
     for (std::size_t unit : reduce_order_) ready_[unit] = true;
     launch_ready_reduces();
   }
-  while (!in_flight_.empty()) finish_oldest_reduce(HostWait::Yes);
+  // On the stream only, on NCCL (the next step's start checks them, bounded): the host
+  // goes on into the optimizer while the last reductions run.
+  while (!in_flight_.empty()) finish_oldest_reduce();
   for (std::size_t unit = 0; unit < units_.size(); ++unit) release(unit);  // the root; units left gathered
   step_.backward_ms = backward_end;
 }
@@ -293,10 +289,12 @@ void ShardedDataParallel::after_optimizer_step() {
       order.push_back(unit);
     }
     for (std::size_t unit : order)
-      units_[unit].finish_gather([&](c10d::Work& work) { wait(work, "the all-gather", unit, HostWait::Yes); });
+      units_[unit].finish_gather([&](c10d::Work& work) { wait(work, "the all-gather", unit); });
   }
   step_.finish_ms = ms_since_step();
   step_.waited_ms = waited_ms_;
+  // On NCCL no host wait saw the exposed part: unknown, not the host's 0.
+  step_.exposed_known = !options_.stream_waits;
   for (std::size_t i = 0; i < step_.collectives.size(); ++i) {
     const std::int64_t ns = completions_[i]->load();
     const double complete_ms =
@@ -304,78 +302,13 @@ void ShardedDataParallel::after_optimizer_step() {
                 : std::chrono::duration<double, std::milli>(Clock::time_point(Clock::duration(ns)) - step_begin_).count();
     step_.collectives[i].complete_ms = std::max(step_.collectives[i].launch_ms, complete_ms);
   }
-  if (recorder_) recorder_->record(step_);
-}
-
-std::string ShardedDataParallel::gather_whole_model(bool keep) {
-  // From here on the model runs as a plain model: no more gathers or frees around its units.
-  if (set_unit_hooks_) set_unit_hooks_(nullptr);
-  set_unit_hooks_ = nullptr;
-  ParameterDigest digest;
-  for (std::size_t unit = 0; unit < units_.size(); ++unit) {
-    ensure_gathered(unit);
-    for (std::size_t slot = 0; slot < units_[unit].members(); ++slot)
-      digest.add(parameters_[layout_.units[unit].members[slot]]);
-    if (!keep) release(unit);  // one unit at a time on a rank that needs no whole model (fsdp)
+  if (options_.stream_waits) {
+    // Settled at the next step's start (or by settle()): its collectives may still run.
+    unsettled_ = true;
+    unsettled_measured_ = recorder_ && recorder_->measuring();
+    return;
   }
-  return digest.hex();
-}
-
-std::vector<std::vector<torch::Tensor>> ShardedDataParallel::gather_member_values(const std::vector<torch::Tensor>& per_unit,
-                                                                                bool keep) {
-  torch::NoGradGuard no_grad;
-  std::vector<std::vector<torch::Tensor>> values(units_.size());
-  for (std::size_t unit = 0; unit < units_.size(); ++unit) {
-    torch::Tensor input = per_unit.at(unit).contiguous();
-    torch::Tensor whole = torch::empty({layout_.units[unit].padded_numel}, input.options());
-    const auto work = group_._allgather_base(whole, input);
-    wait(*work, "gathering the optimizer state", unit, HostWait::Yes);
-    if (!keep) continue;  // a rank that keeps nothing holds one unit's gather at a time
-    for (std::size_t slot = 0; slot < units_[unit].members(); ++slot)
-      values[unit].push_back(units_[unit].member_view(whole, slot));
-  }
-  return values;
-}
-
-std::int64_t ShardedDataParallel::kept_for_backward_bytes() const {
-  if (options_.mode != ParallelMode::Fsdp) return 0;
-  std::int64_t kept = 0;
-  if (layout_.has_root) kept += layout_.units[root()].numel * layout_.units[root()].element_bytes;
-  if (model_units() > 0) kept += layout_.units[model_units() - 1].numel * layout_.units[model_units() - 1].element_bytes;
-  return kept;
-}
-
-nlohmann::json ShardedDataParallel::describe() const {
-  const bool fsdp = options_.mode == ParallelMode::Fsdp;
-  nlohmann::json out = {{"mode", to_string(options_.mode)}, {"layout", layout_.to_json()}};
-  out["parameters_gathered"] =
-      fsdp ? "each unit all-gathered before its forward (the next unit's gather issued while it computes) and freed "
-             "after it, the last unit kept for backward; gathered again before its backward by a hook on its output "
-             "(the one before it prefetched), freed once its gradients are reduced; the root unit gathered from the "
-             "first forward to the end of backward"
-           : "the whole model on every rank: the updated shards all-gathered into it after each optimizer step";
-  out["gradients_reduced"] =
-      options_.mode == ParallelMode::Zero1
-          ? "reduce-scatter once per optimizer step (on the last micro-batch), unit by unit as backward completes each; "
-            "the whole gradients are kept until the next step"
-          : "reduce-scatter of each unit as soon as backward has made its gradients, on every micro-batch (the shard's "
-            "gradient accumulates); the whole gradients are dropped";
-  out["reduce_order"] = "units in reverse, then the root unit: the same on every rank";
-  out["collective_dtype"] = std::string(c10::toString(parameters_.front().scalar_type())) +
-                            ": the parameters' own (autocast keeps fp32 parameters and casts them after the gather; "
-                            "the gradients are fp32 and averaged as divide-by-N then sum, as ddp-N's). Under autocast "
-                            "without ckpt, autograd keeps each matmul weight's 16-bit cast from forward to backward "
-                            "(2 bytes a parameter, not sharded: the estimate counts it); FSDP2's bf16 param_dtype "
-                            "gathers would not";
-  out["optimizer"] = "Adam steps this rank's shard of each unit (one flat tensor a unit; padding elements stay zero)";
-  out["waits"] = options_.stream_waits
-                     ? "NCCL: inside a step each wait orders the current stream after the collective (no host sync); "
-                       "the last reduce-scatters of backward and the gathers after the optimizer are also waited on the "
-                       "host, bounded by --comm-timeout, and counted as exposed (an upper bound); the gathers' exposure "
-                       "inside the step is in the device phase times, not here"
-                     : "Gloo: host waits bounded by --comm-timeout, each counted as exposed communication";
-  out["peak_gathered_bytes"] = peak_gathered_bytes_;
-  return out;
+  record_step(recorder_ && recorder_->measuring());
 }
 
 }  // namespace gpubench

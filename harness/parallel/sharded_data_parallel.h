@@ -22,10 +22,13 @@
 // early waits for the one before it), so the order does not depend on timing. At most two
 // reduce-scatters run at once: a third waits for the oldest, whose gradient copy it frees.
 // On Gloo (CPU) each wait blocks the host, bounded by the timeout, and is counted as
-// exposed communication; on NCCL a wait inside the step orders the current stream after
-// the collective (no host sync: prefetch overlaps), and the step's two ends wait on the
-// host too, bounded, as DDP's reducer does (what they wait is the exposure counted, an
-// upper bound; a gather's exposure inside the step is the device phase times').
+// exposed communication. On NCCL every wait of a step orders the current stream after the
+// collective and the host goes on, as PyTorch's DDP and FSDP2 do (prefetch overlaps, and
+// the host keeps its run-ahead into the optimizer and the next forward); the bound is kept
+// at the next step's start, which waits on the host, bounded, for this step's last
+// collective (NCCL runs a group's collectives in order: all of them are done then) and
+// only then records the step, with each collective's time on the device. No host clock
+// sees the exposed part there: the row says null.
 #include <atomic>
 #include <chrono>
 #include <deque>
@@ -41,6 +44,7 @@
 #include "core/config/config.h"
 #include "harness/parallel/comm_stats.h"
 #include "harness/parallel/gradient_sync.h"
+#include "harness/parallel/parameter_digest.h"
 #include "harness/parallel/process_group.h"
 #include "harness/parallel/shard_layout.h"
 #include "harness/parallel/unit_shard.h"
@@ -54,6 +58,7 @@ struct ShardedOptions {
   int world_size = 1;
   std::chrono::milliseconds timeout{60000};  // bound on each host wait (Gloo)
   bool stream_waits = false;                 // NCCL: waits order the stream, the host goes on
+  bool device_timing = false;                // NCCL: each collective's time from NCCL's own events
   std::function<void()> on_failure;          // lets the owner of the process group abandon it
 };
 
@@ -92,12 +97,12 @@ class ShardedDataParallel final : public GradientSync, public UnitHooks {
   void before_forward(std::size_t index) override;
   torch::Tensor after_forward(std::size_t index, const torch::Tensor& output) override;
 
-  // A collective (every rank calls it): gathers the whole trained model unit by unit and
-  // returns its digest (parameter_digest.h; every rank's must be the same). With `keep`
-  // the parameters hold the whole model afterwards (rank 0's checkpoint); without, fsdp
-  // frees each unit once hashed, so a rank never holds more than one. The model's
-  // forward runs as a plain model's from here on.
-  std::string gather_whole_model(bool keep = true);
+  // A collective (every rank calls it): gathers the whole trained model unit by unit and,
+  // given a `digest`, hashes it into it (parameter_digest.h; every rank's must be the same).
+  // With `keep` the parameters hold the whole model afterwards (rank 0's checkpoint);
+  // without, fsdp frees each unit once hashed, so a rank never holds more than one. The
+  // model's forward runs as a plain model's from here on.
+  void gather_whole_model(bool keep = true, ParameterDigest* digest = nullptr);
   // A collective: each unit's whole flat buffer of `per_unit` (one tensor a unit, shaped
   // as its shard: an Adam moment), as member views into it (unit, slot -> tensor shaped and
   // strided as that parameter), for a full state on one rank; without `keep`, nothing is
@@ -105,6 +110,11 @@ class ShardedDataParallel final : public GradientSync, public UnitHooks {
   std::vector<std::vector<torch::Tensor>> gather_member_values(const std::vector<torch::Tensor>& per_unit, bool keep = true);
   // The model's trainable parameters, in the layout's order (index as in the layout).
   const std::vector<torch::Tensor>& parameters() const { return parameters_; }
+
+  // NCCL: waits, bounded, for the last step's last collective and records that step (the
+  // next step's start does it; call before reading the recorder or the model). Gloo
+  // records each step at its end: nothing to do.
+  void settle();
 
   // fsdp: the parameter bytes (unpadded) kept gathered from forward to backward, gathered
   // once a micro-batch instead of twice: the root unit and the last unit. 0 otherwise.
@@ -120,15 +130,16 @@ class ShardedDataParallel final : public GradientSync, public UnitHooks {
 
   void on_gradient(std::size_t unit, std::size_t slot);
   void prefetch(std::size_t unit);
-  void ensure_gathered(std::size_t unit);
+  // Whether a wait also blocks the host on NCCL (Gloo's always do).
+  enum class HostWait { No, Yes };
+  void ensure_gathered(std::size_t unit, HostWait host = HostWait::No);
   void release(std::size_t unit);
   void pre_backward(std::size_t unit);
   void launch_ready_reduces();  // with mutex_ held
-  // Whether a wait also blocks the host on NCCL (Gloo's always do).
-  enum class HostWait { No, Yes };
   void finish_oldest_reduce(HostWait host = HostWait::No);
   void wait(c10d::Work& work, const char* what, std::size_t unit, HostWait host = HostWait::No);
   void record_launch(const c10::intrusive_ptr<c10d::Work>& work, CollectiveKind kind, std::int64_t bytes, std::size_t unit);
+  void record_step(bool measured);  // step_ into the recorder, with its collectives' device times
   double ms_since_step() const;
   std::size_t root() const { return layout_.units.size() - 1; }
   std::size_t model_units() const { return layout_.has_root ? layout_.units.size() - 1 : layout_.units.size(); }
@@ -154,6 +165,14 @@ class ShardedDataParallel final : public GradientSync, public UnitHooks {
   StepComm step_;
   double waited_ms_ = 0;
   std::vector<std::shared_ptr<std::atomic<std::int64_t>>> completions_;  // per step_.collectives entry
+  // device_timing: the step's collectives, read once all are done (their waits released
+  // what they stashed; what a Work still holds is its output, which the unit keeps anyway).
+  std::vector<c10::intrusive_ptr<c10d::Work>> works_;
+  // NCCL: the step's last collective, waited only on the stream, and the step itself, until
+  // the next step's start (settle) has checked it on the host.
+  c10::intrusive_ptr<c10d::Work> last_waited_;
+  std::size_t last_waited_unit_ = 0;
+  bool unsettled_ = false, unsettled_measured_ = false;
   std::unordered_map<const c10d::Work*, std::shared_ptr<std::atomic<std::int64_t>>> completion_of_;  // not yet waited
   std::int64_t gathered_bytes_ = 0, peak_gathered_bytes_ = 0;
 };

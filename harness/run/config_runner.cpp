@@ -194,10 +194,15 @@ void prepare(PreparedConfig& c) {
     c.ddp->broadcast_from_rank0(*c.model.module);
     // Before the optimizer: a sharded run's optimizer steps its shards.
     c.sync = &c.ddp->attach(c.model);
+    // The whole model's blocks, freed as it was sharded, back to the driver: the caching
+    // allocator would keep them reserved for this process (NCCL's buffers and other
+    // processes could not have them) and split them for smaller tensors.
+    if (c.config.device == DeviceKind::Cuda && c.ddp->sharded()) empty_cuda_cache();
     // Each rank's GradScaler sees only its gradient shard: its inf check is agreed.
-    if (c.ddp->sharded()) c.plan.scaler->agree_across_ranks([ddp = c.ddp.get()](torch::Tensor& found_inf) {
-      ddp->agree_on_found_inf(found_inf);
-    });
+    if (c.ddp->sharded())
+      c.plan.scaler->agree_across_ranks([ddp = c.ddp.get()](torch::Tensor& found_inf, bool read_on_host) {
+        ddp->agree_on_found_inf(found_inf, read_on_host);
+      });
   }
   c.optimizer = make_optimizer(c.config, c.ddp ? c.ddp->optimizer_parameters(c.model) : c.model.module->parameters());
   LoaderOptions loader_options{c.sizes.batch_size, settings.workers, DataShard{0, 1, settings.seed}};

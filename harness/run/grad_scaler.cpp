@@ -98,11 +98,11 @@ void GradScaler::unscale(torch::optim::Optimizer& optimizer) {
   if (!scale_.defined()) throw std::logic_error("GradScaler::unscale/step called before scale(): there is nothing to unscale");
   if (unscaled_) throw std::logic_error("GradScaler::unscale called twice since the last update()");
   // 1/scale computed in double and rounded to float, as PyTorch does.
-  check_gradients(optimizer, scale_.to(torch::kDouble).reciprocal().to(torch::kFloat));
+  check_gradients(optimizer, scale_.to(torch::kDouble).reciprocal().to(torch::kFloat), /*read_on_host=*/true);
   unscaled_ = true;
 }
 
-void GradScaler::check_gradients(torch::optim::Optimizer& optimizer, const torch::Tensor& inv_scale) {
+void GradScaler::check_gradients(torch::optim::Optimizer& optimizer, const torch::Tensor& inv_scale, bool read_on_host) {
   // One foreach call per (device, dtype), as PyTorch groups them (the kernel wants one of each).
   std::map<std::tuple<c10::DeviceType, c10::DeviceIndex, c10::ScalarType>, std::vector<torch::Tensor>> groups;
   for (auto& group : optimizer.param_groups())
@@ -129,7 +129,7 @@ void GradScaler::check_gradients(torch::optim::Optimizer& optimizer, const torch
   // One flag, 0 or 1, as PyTorch shares one found_inf per device across dtypes: the fused
   // kernels skip only when *found_inf == 1, so a sum of 2 would step with inf.
   found_inf_.clamp_max_(1.0);
-  if (agree_) agree_(found_inf_);  // one inf in any rank's shard skips every rank's step
+  if (agree_) agree_(found_inf_, read_on_host);  // one inf in any rank's shard skips every rank's step
 }
 
 bool GradScaler::step(torch::optim::Optimizer& optimizer) {
@@ -152,7 +152,7 @@ bool GradScaler::step(torch::optim::Optimizer& optimizer) {
 // GradScaler._check_inf_per_device), and the optimizer's kernel unscales and skips.
 bool GradScaler::step_in_optimizer(torch::optim::Optimizer& optimizer, AmpScalingOptimizer& scaling) {
   if (!scale_.defined()) throw std::logic_error("GradScaler::step called before scale(): there is nothing to unscale");
-  check_gradients(optimizer, torch::ones({1}, scale_.options().dtype(torch::kFloat)));
+  check_gradients(optimizer, torch::ones({1}, scale_.options().dtype(torch::kFloat)), /*read_on_host=*/false);
   stepped_ = true;
   ++steps_;
   ++optimizer_unscaled_steps_;

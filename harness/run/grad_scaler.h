@@ -56,7 +56,7 @@ class GradScaler final : public LossScaler {
   void prepare_for_capture() override;
   void end_capture() override;
   void count_replayed_step() override;
-  void agree_across_ranks(std::function<void(torch::Tensor& found_inf)> max_over_ranks) override {
+  void agree_across_ranks(InfAgreement max_over_ranks) override {
     agree_ = std::move(max_over_ranks);
   }
 
@@ -82,7 +82,7 @@ class GradScaler final : public LossScaler {
  private:
   bool use_aten(c10::DeviceType device) const;
   // Flags inf/NaN gradients into found_inf_ while multiplying them by inv_scale (1: check only).
-  void check_gradients(torch::optim::Optimizer& optimizer, const torch::Tensor& inv_scale);
+  void check_gradients(torch::optim::Optimizer& optimizer, const torch::Tensor& inv_scale, bool read_on_host);
   bool step_in_optimizer(torch::optim::Optimizer& optimizer, AmpScalingOptimizer& scaling);
 
   GradScalerOptions options_;
@@ -97,7 +97,7 @@ class GradScaler final : public LossScaler {
   std::int64_t optimizer_unscaled_steps_ = 0;  // steps whose unscale ran in the optimizer's kernel
   bool used_aten_ = false, used_tensor_ops_ = false;
   std::int64_t steps_before_capture_ = 0, unscaled_before_capture_ = 0;
-  std::function<void(torch::Tensor&)> agree_;  // the sharded modes' max over ranks, or empty
+  InfAgreement agree_;  // the sharded modes' max over ranks, or empty
 };
 
 }  // namespace gpubench

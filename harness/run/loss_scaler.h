@@ -7,6 +7,10 @@
 
 namespace gpubench {
 
+// The sharded modes' max of the inf/NaN flag over the ranks; `read_on_host`: whether the
+// host reads the flag right after (LossScaler::agree_across_ranks).
+using InfAgreement = std::function<void(torch::Tensor& found_inf, bool read_on_host)>;
+
 // Loss scaling around backward and the optimizer step. fp32 and bf16 need none
 // (PassThroughScaler); fp16 autocast needs a GradScaler so small gradients survive.
 class LossScaler {
@@ -32,8 +36,11 @@ class LossScaler {
   // A replay ran the captured scale/step/update once more: the host's counters follow.
   virtual void count_replayed_step() {}
   // Ranks that each hold a shard of the gradients (the sharded modes): `max_over_ranks`
-  // makes the inf/NaN flag every rank's, before the step is taken or skipped.
-  virtual void agree_across_ranks(std::function<void(torch::Tensor& found_inf)> max_over_ranks) {}
+  // makes the inf/NaN flag every rank's, before the step is taken or skipped. It is told
+  // whether the host reads the flag next (step() deciding on the host) or only a kernel
+  // does (a fused optimizer's step): a wait on the host then costs nothing, else it would
+  // add a sync the step does not have.
+  virtual void agree_across_ranks(InfAgreement max_over_ranks) {}
 };
 
 using PassThroughScaler = LossScaler;

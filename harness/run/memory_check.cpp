@@ -20,6 +20,8 @@ std::string parts(const MemoryEstimate& e) {
                                  e.states / kGiB, e.activations / kGiB, e.logits / kGiB, e.workspace / kGiB);
   if (e.buffers > 0) text += fmt::format(", reduction buffers {:.1f} GiB", e.buffers / kGiB);
   if (e.gathered > 0) text += fmt::format(", gathered units {:.1f} GiB", e.gathered / kGiB);
+  if (e.startup > e.training_total())
+    text += fmt::format("; more before training: the unsharded model and a unit being sharded, {:.1f} GiB", e.startup / kGiB);
   return text;
 }
 

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "core/device/cuda_memory_stats.h"
+#include "harness/parallel/parameter_digest.h"
 #include "harness/parallel/sharded_checkpoint.h"
 #include "harness/profile/host_memory.h"
 
@@ -18,10 +19,14 @@ RankState collect_rank_state(DdpSession& session, const Model& model, torch::opt
     state.memory["cuda_peak_allocated_bytes"] = cuda_allocator_stats(device.index() < 0 ? 0 : device.index()).peak_allocated_bytes;
   if (ShardedDataParallel* sharded = session.sharded()) {
     state.memory["peak_gathered_bytes"] = sharded->peak_gathered_bytes();
-    // Only rank 0 keeps the whole model and optimizer, for its round trip; every rank
-    // hashes the model as it gathers it, unit by unit.
+    // Only rank 0 keeps the whole model and optimizer, for its round trip; with several
+    // ranks every rank hashes the model as it gathers it, unit by unit. One rank has
+    // nobody to compare with: it gathers only for the round trip, and hashes nothing.
     const bool keep = round_trip && session.rank() == 0;
-    state.memory["parameter_digest"] = sharded->gather_whole_model(keep);
+    const bool compared = session.world_size() > 1;
+    ParameterDigest digest;
+    if (round_trip || compared) sharded->gather_whole_model(keep, compared ? &digest : nullptr);
+    if (compared) state.memory["parameter_digest"] = digest.hex();
     if (round_trip) state.whole_optimizer = consolidated_adam(*sharded, optimizer, keep);
   }
   return state;

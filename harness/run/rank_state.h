@@ -17,7 +17,7 @@ struct RankState {
   // This rank's entry in result["ddp"]["per_rank"]: {model_state: {parameters_bytes,
   // gradients_bytes, optimizer_bytes, total_bytes}, peak_gathered_bytes (sharded),
   // host_peak_rss_bytes, cuda_peak_allocated_bytes (cuda)}, and a sharded run's
-  // parameter_digest (made as it gathered its units).
+  // parameter_digest (made as it gathered its units; none for one rank).
   nlohmann::json memory;
   // Sharded, `round_trip`, rank 0: Adam over the whole model with the gathered moments,
   // which the round trip saves in place of the shards' optimizer. Null otherwise.

@@ -51,6 +51,10 @@ TEST(Verdict, CommBoundOptimizerBoundCpuComputeAndBalanced) {
   auto ddp = row("mlp/cpu/fp32/ddp-2", 0.01, 0, 0.3, 0.3, 0.05);
   ddp["ddp"] = {{"exposed_comm_share", 0.4}};
   EXPECT_EQ(bottleneck_verdict(ddp)["kind"], "comm-bound");
+  // The sharded modes on NCCL wait on the stream only: their exposed share is unknown.
+  auto unknown = ddp;
+  unknown["ddp"]["exposed_comm_share"] = nullptr;
+  EXPECT_NE(bottleneck_verdict(unknown)["kind"], "comm-bound");
   EXPECT_EQ(bottleneck_verdict(row("mlp/cpu/fp32", 0.01, 0, 0.2, 0.3, 0.45))["kind"], "optimizer-bound");
   EXPECT_EQ(bottleneck_verdict(row("cnn/cpu/fp32", 0.01, 0, 0.36, 0.62, 0.01))["text"],
             "compute-bound: forward + backward take 98% of each step on the CPU");

@@ -7,6 +7,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 namespace gpubench {
 namespace {
 
@@ -36,14 +38,18 @@ TEST(ShardedMemory, ModelStatesFollowTheZeroPaper) {
 
 TEST(ShardedMemory, EachModeAddsWhatItsReductionsAndGathersHold) {
   EXPECT_DOUBLE_EQ(rank_of("x/cuda/fp32/ddp-8").buffers, 4 * kPsi) << "DDP's buckets: a flat copy of every gradient";
-  const double unit = 4 * 500'000'000.0;  // the root, larger than a layer here
-  EXPECT_DOUBLE_EQ(rank_of("x/cuda/fp32/zero1-8").buffers, 2 * unit);
-  EXPECT_DOUBLE_EQ(rank_of("x/cuda/fp32/zero2-8").buffers, 3 * unit);
+  const double layer = 4 * 200'000'000.0, root = 4 * 500'000'000.0;  // the root, larger than a layer here
+  // Three reduce-scatter inputs at once, consecutive in the reduce order (layers in
+  // reverse, then the root): two layers and the root at most.
+  const double inputs = 2 * layer + root;
+  EXPECT_DOUBLE_EQ(rank_of("x/cuda/fp32/zero1-8").buffers, inputs);
+  // zero2 and fsdp: the root's whole gradients through backward, a layer's while copied.
+  EXPECT_DOUBLE_EQ(rank_of("x/cuda/fp32/zero2-8").buffers, inputs + root + layer);
   const MemoryEstimate fsdp = rank_of("x/cuda/fp32/fsdp-8");
   EXPECT_DOUBLE_EQ(fsdp.gathered, 4 * (500'000'000.0 + 2 * 200'000'000.0));
-  EXPECT_DOUBLE_EQ(fsdp.buffers, 2 * unit + 4 * 500'000'000.0);
+  EXPECT_DOUBLE_EQ(fsdp.buffers, inputs + root + layer);
   EXPECT_DOUBLE_EQ(fsdp.activations, 1e9) << "a micro-batch's activations, as one process's";
-  EXPECT_DOUBLE_EQ(fsdp.device_total(), fsdp.states + fsdp.activations + fsdp.gathered + fsdp.buffers);
+  EXPECT_DOUBLE_EQ(fsdp.training_total(), fsdp.states + fsdp.activations + fsdp.gathered + fsdp.buffers);
   // The round trip gathers the whole state to rank 0 first: the moments, and fsdp's parameters.
   EXPECT_DOUBLE_EQ(fsdp.checkpoint, 12 * kPsi);
   EXPECT_DOUBLE_EQ(rank_of("x/cuda/fp32/zero2-8").checkpoint, 8 * kPsi);
@@ -51,6 +57,46 @@ TEST(ShardedMemory, EachModeAddsWhatItsReductionsAndGathersHold) {
   const MemoryEstimate single = rank_of("x/cuda/fp32");
   EXPECT_DOUBLE_EQ(single.states, 16 * kPsi) << "one process: unchanged";
   EXPECT_DOUBLE_EQ(single.buffers + single.gathered, 0);
+}
+
+// What ShardedDataParallel holds at its peak in backward, when layers outweigh the root
+// (the estimate once counted two inputs and, for fsdp, no layer's whole gradients: two
+// layers low): the third input is allocated before the oldest reduce-scatter is waited,
+// beside the layer's gradients being copied into it and the root's. With accK each
+// reduction also writes an output (1/N of its unit) beside the accumulated shard gradient.
+TEST(ShardedMemory, TheReductionsHoldThreeInputsAndTheGradientsBeingCopied) {
+  const UnitSizes deep{static_cast<std::int64_t>(kPsi), 300'000'000, 100'000'000};
+  const double layer = 4 * 300'000'000.0, root = 4 * 100'000'000.0;
+  for (const std::string mode : {"zero2", "fsdp"}) {
+    const MemoryEstimate rank = per_rank_estimate(one_process(), Config::parse("x/cuda/fp32/" + mode + "-4"), deep);
+    EXPECT_DOUBLE_EQ(rank.buffers, 3 * layer + layer + root) << mode;
+    const MemoryEstimate accumulating =
+        per_rank_estimate(one_process(), Config::parse("x/cuda/fp32/" + mode + "-4/acc4"), deep);
+    EXPECT_DOUBLE_EQ(accumulating.buffers - rank.buffers, 3 * layer / 4) << mode << ": three outputs of a layer's 1/N";
+  }
+  const MemoryEstimate zero1 = per_rank_estimate(one_process(), Config::parse("x/cuda/fp32/zero1-4/acc4"), deep);
+  EXPECT_DOUBLE_EQ(zero1.buffers, 3 * layer) << "zero1 reduces once a step: nothing accumulates beside an output";
+}
+
+// Each rank builds the whole unsharded fp32 model on its device before it shards it: for
+// fsdp-N of a large model that start, not training, is what the device must hold. A 20B
+// model's fsdp-8 trains in ~2.5 bytes a parameter a rank (~50 GB) but starts at 80 GB and
+// more: the plan must not call it a fit for 80 GB GPUs.
+TEST(ShardedMemory, AShardedRankFirstHoldsTheWholeUnshardedModel) {
+  const double psi = 20e9, layer = 4 * 400'000'000.0, root = 4 * 1'000'000'000.0;
+  const UnitSizes large{static_cast<std::int64_t>(psi), 400'000'000, 1'000'000'000};
+  const MemoryEstimate fsdp = per_rank_estimate(one_process(), Config::parse("x/cuda/amp-bf16/fsdp-8"), large);
+  EXPECT_DOUBLE_EQ(fsdp.startup, 4 * psi + std::max(layer, root) * (1 + 1.0 / 8));
+  EXPECT_LT(fsdp.training_total(), fsdp.startup);
+  EXPECT_DOUBLE_EQ(fsdp.device_total(), fsdp.startup) << "the larger of the start and training";
+  EXPECT_GT(fsdp.device_total(), 0.9 * 80e9);
+  EXPECT_DOUBLE_EQ(fsdp.to_json()["startup_bytes"].get<double>(), fsdp.startup);
+  // Where training holds more, it decides: ddp keeps the whole model anyway, and a
+  // single process builds nothing twice.
+  EXPECT_DOUBLE_EQ(per_rank_estimate(one_process(), Config::parse("x/cuda/fp32/ddp-8"), large).startup, 0);
+  EXPECT_DOUBLE_EQ(rank_of("x/cuda/fp32").startup, 0);
+  const MemoryEstimate zero2 = per_rank_estimate(one_process(), Config::parse("x/cuda/fp32/zero2-8"), large);
+  EXPECT_DOUBLE_EQ(zero2.device_total(), zero2.training_total()) << "zero2 keeps the whole model: training is larger";
 }
 
 }  // namespace

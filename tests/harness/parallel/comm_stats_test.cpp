@@ -41,5 +41,34 @@ TEST(CommStats, RecorderKeepsMeasuredStepsAndTheMergePoolsRanks) {
   EXPECT_DOUBLE_EQ(merged["per_rank"][1]["bucket_comm_ms_median"][0].get<double>(), 6);
 }
 
+// On NCCL the host only sees when it waited: at the end of backward that is mostly the
+// GPU's unfinished compute, so a collective's time is its kernel's on NCCL's stream
+// (NCCL's own events). One stream runs them one after another: comm_ms is their sum, and
+// what was hidden is not known (the compute stream's waits are not measured): null, not 0.
+TEST(CommStats, DeviceTimedCollectivesCountTheirKernelsAndLeaveTheOverlapUnknown) {
+  StepComm step;
+  step.backward_ms = 10;
+  step.finish_ms = 40;
+  // Host intervals as a host wait at the step's end makes them: long, ending together.
+  step.collectives = {{2, 40, CollectiveKind::AllGather, 100, 0, 0.25}, {12, 40, CollectiveKind::ReduceScatter, 100, 0, 0.5}};
+  EXPECT_TRUE(step.device_timed());
+  EXPECT_DOUBLE_EQ(step.comm_ms(), 0.75);
+  EXPECT_LT(step.hidden_ms(), 0);
+  CommRecorder recorder;
+  recorder.step_begin(0, true);
+  recorder.record(step);
+  const nlohmann::json rank = {{"rank", 0}, {"step_ms", {50.0}}, {"samples", recorder.samples()}};
+  const auto merged = merge_rank_stats({rank});
+  EXPECT_DOUBLE_EQ(merged["comm_ms"]["median"].get<double>(), 0.75);
+  EXPECT_DOUBLE_EQ(merged["comm_share_of_step"].get<double>(), 0.75 / 50);
+  EXPECT_TRUE(merged["overlap_share"].is_null());
+  EXPECT_TRUE(merged["per_rank"][0]["overlap_share"].is_null());
+  EXPECT_DOUBLE_EQ(merged["per_rank"][0]["bucket_comm_ms_median"][1].get<double>(), 0.5) << "each collective's device time";
+  // One collective without its events: the step falls back to the host intervals.
+  step.collectives[1].device_ms = -1;
+  EXPECT_FALSE(step.device_timed());
+  EXPECT_DOUBLE_EQ(step.comm_ms(), 38);
+}
+
 }  // namespace
 }  // namespace gpubench

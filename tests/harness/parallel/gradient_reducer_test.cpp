@@ -5,6 +5,8 @@
 #include <gtest/gtest.h>
 #include <torch/csrc/distributed/c10d/HashStore.hpp>
 
+#include "support/copying_group.h"
+
 namespace gpubench {
 namespace {
 
@@ -78,6 +80,35 @@ TEST(GradientReducer, AGradientItMakesIsLaidOutLikeItsParameter) {
   EXPECT_TRUE(torch::equal(unused.grad(), torch::zeros({2, 3, 2, 2})));
   EXPECT_EQ(used.grad().strides(), used.strides());
   EXPECT_TRUE(torch::equal(used.grad(), weights));
+}
+
+// On NCCL (stream_waits), as PyTorch's DDP does, the buckets' waits make only the stream
+// wait: the host goes on into the optimizer. The next backward's start checks the step's
+// last all-reduce on the host, bounded, and records the step then, its exposed part
+// unknown (no host wait saw it).
+TEST(GradientReducer, OnNcclTheBucketsWaitOnTheStreamAndTheNextBackwardChecksThem) {
+  test_support::CopyingGroup group;
+  auto w = torch::zeros({4}, torch::requires_grad());
+  auto b = torch::zeros({2}, torch::requires_grad());
+  ReducerOptions options;
+  options.completion_callback_is_exact = false;
+  options.stream_waits = true;
+  auto recorder = std::make_shared<CommRecorder>();
+  recorder->step_begin(0, true);
+  GradientReducer reducer({w, b}, plan_buckets({w, b}, 8, 8), group, options, recorder);
+  reducer.begin_backward(false);
+  ((w * 3).sum() + (b * 2).sum()).backward();
+  reducer.finish_backward();
+  EXPECT_TRUE(torch::equal(w.grad(), torch::full({4}, 3.0)));
+  EXPECT_TRUE(torch::equal(b.grad(), torch::full({2}, 2.0)));
+  EXPECT_EQ(group.host_waits, 0) << "a host wait at the end of backward";
+  EXPECT_EQ(group.stream_waits, 2) << "two buckets";
+  EXPECT_EQ(recorder->samples()["steps"], 0) << "recorded before its check";
+  reducer.begin_backward(false);  // the next step's start
+  EXPECT_EQ(group.host_waits, 1) << "the last bucket's all-reduce, on the host, bounded";
+  const auto samples = recorder->samples();
+  ASSERT_EQ(samples["steps"], 1);
+  EXPECT_LT(samples["exposed_ms"][0].get<double>(), 0) << "no host wait saw the exposed part";
 }
 
 }  // namespace

@@ -6,8 +6,12 @@
 
 #include <gtest/gtest.h>
 
+#include <future>
+
 #include <torch/csrc/distributed/c10d/HashStore.hpp>
 
+#include "harness/parallel/gradient_reducer.h"
+#include "support/copying_group.h"
 #include "workloads/workload.h"
 
 namespace gpubench {
@@ -155,6 +159,142 @@ TEST(ShardedDataParallel, AParameterUsedAfterItsUnitFreedItFailsInsteadOfReading
       EXPECT_THROW(model.forward(torch::randn({2, 4})), c10::Error) << "first's weight was freed after its forward";
     else
       EXPECT_NO_THROW(model.forward(torch::randn({2, 4}))) << "zero2 keeps every parameter whole";
+  }
+}
+
+// A peer that never arrives: each all-gather stays pending until the test lets them all go
+// (and from then on completes at once, so that a wait without a bound ends too).
+class StalledGroup final : public CollectiveGroup {
+ public:
+  class Pending final : public c10d::Work {
+   public:
+    void let_go() { finish(); }
+  };
+  StalledGroup() : CollectiveGroup(/*rank=*/0, /*size=*/2) {}
+  const std::string getBackendName() const override { return "stalled"; }
+  c10::intrusive_ptr<c10d::Work> _allgather_base(at::Tensor&, at::Tensor&, const c10d::AllgatherOptions&) override {
+    std::lock_guard<std::mutex> lock(mutex_);
+    auto work = c10::make_intrusive<Pending>();
+    if (released_) work->let_go();
+    pending_.push_back(work);
+    return work;
+  }
+  void let_go() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    released_ = true;
+    for (auto& work : pending_) work->let_go();
+  }
+
+ private:
+  std::mutex mutex_;
+  bool released_ = false;
+  std::vector<c10::intrusive_ptr<Pending>> pending_;
+};
+
+// Gathering the whole model after training (for the digest and the checkpoint) copies it
+// to the host next: on NCCL that copy would block on the stream with no bound, so the
+// gather waits on the host, bounded by --comm-timeout, and a stalled peer is the named
+// failure (stream_waits stands for NCCL here: Gloo's waits are always on the host).
+TEST(ShardedDataParallel, GatheringTheWholeModelIsBoundedWhenAPeerStalls) {
+  const auto workload = make_workload("mlp");
+  Model model = workload->make_model();
+  StalledGroup group;
+  ShardedOptions options;
+  options.mode = ParallelMode::Fsdp;
+  options.world_size = 2;
+  options.stream_waits = true;
+  options.timeout = std::chrono::milliseconds(300);
+  ShardedDataParallel sync(model, group, options, std::make_shared<CommRecorder>());
+  auto gathered = std::async(std::launch::async, [&]() -> std::string {
+    try {
+      sync.gather_whole_model(/*keep=*/false);
+      return "returned";
+    } catch (const CommFailure& failure) {
+      return failure.what();
+    }
+  });
+  const bool ended = gathered.wait_for(std::chrono::seconds(20)) == std::future_status::ready;
+  group.let_go();  // a wait without a bound ends now, so that the test does too
+  EXPECT_TRUE(ended) << "the gather waited on a stalled peer with no bound";
+  const std::string outcome = gathered.get();
+  EXPECT_NE(outcome.find("the all-gather of unit 0 failed"), std::string::npos) << outcome;
+  EXPECT_NE(outcome.find("--comm-timeout"), std::string::npos) << outcome;
+}
+
+// On NCCL a collective's time is its kernel's on NCCL's stream, read back once the step's
+// collectives are done: the host's view (launch to the end of its wait) would charge it
+// the GPU's unfinished compute.
+TEST(ShardedDataParallel, OnNcclEachCollectiveIsTimedOnTheDevice) {
+  const auto workload = make_workload("mlp");
+  Model model = workload->make_model();
+  test_support::CopyingGroup group;
+  group.device_ms = 0.25f;
+  ShardedOptions options;
+  options.mode = ParallelMode::Zero2;
+  options.device_timing = true;
+  auto recorder = std::make_shared<CommRecorder>();
+  ShardedDataParallel sync(model, group, options, recorder);
+  torch::optim::Adam adam(sync.optimizer_parameters(), torch::optim::AdamOptions(1e-3));
+  recorder->step_begin(0, /*measured=*/true);
+  train(model, adam, &sync, *workload, batches("mlp", 1));
+  const auto samples = recorder->samples();
+  // zero2 on the mlp: a reduce-scatter and an all-gather a unit, three units, 0.25 ms each.
+  EXPECT_DOUBLE_EQ(samples["comm_ms"][0].get<double>(), 6 * 0.25);
+  EXPECT_LT(samples["hidden_ms"][0].get<double>(), 0) << "what the compute hid is not measured on NCCL";
+}
+
+struct NcclLikeRun {
+  std::unique_ptr<Workload> workload = make_workload("mlp");
+  Model model = workload->make_model();
+  test_support::CopyingGroup group;
+  std::shared_ptr<CommRecorder> recorder = std::make_shared<CommRecorder>();
+  std::unique_ptr<ShardedDataParallel> sync;
+  std::unique_ptr<torch::optim::Adam> adam;
+  explicit NcclLikeRun(bool stall) {
+    group.stall_from_reduce_scatter = stall;
+    ShardedOptions options;
+    options.mode = ParallelMode::Zero2;
+    options.stream_waits = true;  // NCCL's waits
+    options.timeout = std::chrono::milliseconds(300);
+    sync = std::make_unique<ShardedDataParallel>(model, group, options, recorder);
+    adam = std::make_unique<torch::optim::Adam>(sync->optimizer_parameters(), torch::optim::AdamOptions(1e-3));
+    recorder->step_begin(0, /*measured=*/true);
+  }
+};
+
+// As PyTorch's DDP and FSDP2 do on NCCL, no wait of a step blocks the host (it keeps its
+// run-ahead into the optimizer and the next forward); the bound moves to the next step's
+// start, which waits on the host for the step's last collective, and only then is the
+// step recorded. No host wait saw its exposed part: unknown, not 0.
+TEST(ShardedDataParallel, OnNcclAStepWaitsOnTheStreamAndTheNextStartChecksItOnTheHost) {
+  NcclLikeRun run(/*stall=*/false);
+  train(run.model, *run.adam, run.sync.get(), *run.workload, batches("mlp", 1));
+  EXPECT_EQ(run.group.host_waits, 0) << "a host wait inside the step";
+  EXPECT_EQ(run.group.stream_waits, 6) << "zero2 on the mlp: a reduce-scatter and an all-gather a unit";
+  EXPECT_EQ(run.recorder->samples()["steps"], 0) << "not settled before the next step's start";
+  run.sync->settle();
+  EXPECT_EQ(run.group.host_waits, 1) << "the step's last collective, on the host, bounded";
+  const auto samples = run.recorder->samples();
+  ASSERT_EQ(samples["steps"], 1);
+  EXPECT_LT(samples["exposed_ms"][0].get<double>(), 0) << "the exposed part is unknown on NCCL";
+  const auto merged = merge_rank_stats({{{"rank", 0}, {"step_ms", {10.0}}, {"samples", samples}}});
+  EXPECT_TRUE(merged["exposed_comm_ms"].is_null());
+  EXPECT_TRUE(merged["exposed_comm_share"].is_null());
+}
+
+// A peer that died in backward: the step itself goes on (its waits are the stream's), and
+// the next step's start fails within --comm-timeout, naming what it waited for.
+TEST(ShardedDataParallel, OnNcclAStalledReductionFailsTheNextStepsStartWithinTheBound) {
+  NcclLikeRun run(/*stall=*/true);
+  const auto data = batches("mlp", 2);
+  train(run.model, *run.adam, run.sync.get(), *run.workload, {data[0]});
+  try {
+    train(run.model, *run.adam, run.sync.get(), *run.workload, {data[1]});
+    ADD_FAILURE() << "the next step started on a stalled reduction";
+  } catch (const CommFailure& failure) {
+    const std::string message = failure.what();
+    EXPECT_NE(message.find("the last step's last collective"), std::string::npos) << message;
+    EXPECT_NE(message.find("--comm-timeout"), std::string::npos) << message;
   }
 }
 

@@ -122,6 +122,24 @@ TEST(ShardedEndToEnd, BadValuesAreUsageErrorsNamingThem) {
   }
 }
 
+// One rank has no other rank to compare its model with: its model is neither hashed nor,
+// without the checkpoint check, gathered whole (a large model's fsdp-1 row paid seconds a
+// GiB for both inside its time cap).
+TEST(ShardedEndToEnd, OneRankHashesNoModelItCannotCompare) {
+  const std::string dir = test_support::make_temp_dir("sharded-one-rank");
+  const auto run = gpubench("--matrix mlp/cpu/fp32/fsdp-1 --checkpoint-check off" + kQuickSharded + " --out " + dir +
+                            "/report.json > /dev/null");
+  ASSERT_EQ(run.exit_code, 0) << run.output;
+  const auto report = read_json(dir + "/report.json");
+  const auto* row = find_row(report, "mlp/cpu/fp32/fsdp-1");
+  ASSERT_NE(row, nullptr);
+  ASSERT_EQ((*row)["status"], "ok") << (*row)["reason"];
+  EXPECT_TRUE((*row)["ddp"]["final_parameter_digests"].empty()) << (*row)["ddp"]["final_parameter_digests"];
+  EXPECT_TRUE((*row)["ddp"]["final_parameters_identical"].get<bool>());
+  EXPECT_NE((*row)["ddp"]["final_parameters_check"].get<std::string>().find("one rank"), std::string::npos);
+  EXPECT_FALSE((*row)["ddp"]["per_rank"][0].contains("parameter_digest"));
+}
+
 // The estimate each mode's ranks are planned and refused by holds what they held: a 56M
 // Llama (8 layers, hidden 512, vocab 32000, untied: its root unit is 58% of it) on two
 // CPU ranks, each mode. The model state exactly (counted by storage), the whole rank's

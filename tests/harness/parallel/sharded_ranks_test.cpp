@@ -88,9 +88,11 @@ void expect_trains_as(const RanksRun& sharded, const RanksRun& ddp, const std::s
 // The mlp's three Linear layers: 784x1024+1024, 1024x1024+1024, 1024x10+10 elements.
 constexpr std::int64_t kMlpUnits[] = {803840, 1049600, 10250};
 
+// A rank's elements over the three units: each unit's 1/N, rounded up to 4 fp32 elements
+// (16 bytes, shard_layout.h).
 std::int64_t shard_elements(int world) {
   std::int64_t total = 0;
-  for (std::int64_t numel : kMlpUnits) total += (numel + world - 1) / world;
+  for (std::int64_t numel : kMlpUnits) total += ((numel + world - 1) / world + 3) / 4 * 4;
   return total;
 }
 

@@ -20,7 +20,7 @@ struct Shard {
 };
 
 // Another rank's shard held an inf: the max over the ranks is 1 whatever this rank found.
-void another_rank_overflowed(torch::Tensor& found_inf) { found_inf.fill_(1.0); }
+void another_rank_overflowed(torch::Tensor& found_inf, bool) { found_inf.fill_(1.0); }
 
 TEST(GradScalerRanks, AnInfOnAnotherRanksShardSkipsThisRanksCleanStep) {
   GradScaler scaler({}, AmpKernels::TensorOps);
@@ -39,12 +39,17 @@ TEST(GradScalerRanks, WithoutAnInfAnywhereTheAgreedStepIsTaken) {
   GradScaler scaler({}, AmpKernels::TensorOps);
   scaler.scale(torch::ones({}));
   int asked = 0;
-  scaler.agree_across_ranks([&](torch::Tensor& found_inf) { ++asked; });  // every rank finite: max is 0
+  bool read_on_host = false;
+  scaler.agree_across_ranks([&](torch::Tensor&, bool host_reads) {  // every rank finite: max is 0
+    ++asked;
+    read_on_host = host_reads;
+  });
   Shard shard;
   shard.w.mutable_grad() = torch::full({4}, 2.0) * scaler.current_scale();
   EXPECT_TRUE(scaler.step(shard.sgd));
   scaler.update();
   EXPECT_EQ(asked, 1) << "asked once a step, before the step is decided";
+  EXPECT_TRUE(read_on_host) << "the step is decided on the host: the agreement may wait there, bounded";
   EXPECT_TRUE(torch::allclose(shard.w.detach(), torch::full({4}, -2.0)));
 }
 
@@ -60,7 +65,11 @@ class RecordingScaledSgd final : public torch::optim::SGD, public AmpScalingOpti
 TEST(GradScalerRanks, AFusedKernelIsHandedTheAgreedFlag) {
   GradScaler scaler({}, AmpKernels::TensorOps);
   scaler.scale(torch::ones({}));
-  scaler.agree_across_ranks(another_rank_overflowed);
+  bool read_on_host = true;
+  scaler.agree_across_ranks([&](torch::Tensor& found_inf, bool host_reads) {
+    another_rank_overflowed(found_inf, host_reads);
+    read_on_host = host_reads;
+  });
   auto w = torch::zeros({4}, torch::TensorOptions().requires_grad(true));
   RecordingScaledSgd fused({w}, torch::optim::SGDOptions(1.0));
   w.mutable_grad() = torch::ones({4});
@@ -68,6 +77,7 @@ TEST(GradScalerRanks, AFusedKernelIsHandedTheAgreedFlag) {
   scaler.update();
   ASSERT_EQ(fused.seen.size(), 1u);
   EXPECT_EQ(fused.seen[0], 1.0f) << "the kernel skips on every rank";
+  EXPECT_FALSE(read_on_host) << "only the kernel reads the flag: a host wait would add a sync per step";
 }
 
 }  // namespace

@@ -158,6 +158,37 @@ TEST(Trainer, PhasesSyncOnlyWhereAsked) {
   EXPECT_EQ(syncs_of(true, [](int step) { return step != 2; }), 5 * 3) << "step 2 is bare";
 }
 
+// Under --sync-phases a multi-rank step's backward ends on the device before the gradient
+// sync's final wait begins: that wait (the exposed communication the comm-bound verdict
+// reads) must not hold the GPU's remaining backward.
+class LoggedSync final : public GradientSync {
+ public:
+  explicit LoggedSync(std::vector<std::string>& log) : log_(log) {}
+  void begin_forward(bool) override {}
+  void begin_backward(bool) override { log_.push_back("begin_backward"); }
+  void finish_backward() override { log_.push_back("finish_backward"); }
+  void after_optimizer_step() override {}
+
+ private:
+  std::vector<std::string>& log_;
+};
+
+TEST(Trainer, SyncedPhasesWaitForTheDevicesBackwardBeforeTheLastReduction) {
+  Fixture f;
+  ProbeSet none;
+  std::vector<std::string> log;
+  LoggedSync sync(log);
+  TrainerSpec spec = exact_spec(0, 1);
+  spec.gradient_sync = &sync;
+  spec.sync_phases = true;
+  spec.synchronize = [&] { log.push_back("sync"); };
+  Trainer(spec, none).run(f.model, f.optimizer, *f.workload, f.source, f.scaler);
+  const auto begin = std::find(log.begin(), log.end(), "begin_backward");
+  const auto finish = std::find(log.begin(), log.end(), "finish_backward");
+  ASSERT_NE(finish, log.end());
+  EXPECT_NE(std::find(begin, finish, "sync"), finish) << "no device sync between backward() and the final wait";
+}
+
 // Logs when the Trainer starts and waits for each loss, in the probes' call order.
 class LoggedReadback final : public LossReadback {
  public:
