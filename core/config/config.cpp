@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <optional>
 
 #include "core/config/errors.h"
 #include "core/config/technique_rules.h"
@@ -39,22 +40,25 @@ constexpr RankedMode kRankedModes[] = {{"ddp-", ParallelMode::Ddp},
                                        {"zero2-", ParallelMode::Zero2},
                                        {"fsdp-", ParallelMode::Fsdp}};
 
+// A count an id spells ("ddp-N", "accK"): decimal digits without a leading zero, in [min,
+// max], or nullopt. One grammar for every number of an id: fsdp-02 was read as fsdp-2 while
+// acc02 was refused, so two spellings named one config.
+std::optional<int> id_count(const std::string& digits, int min, int max) {
+  if (digits.empty() || digits.size() > 4 || !all_digits(digits) || digits[0] == '0') return std::nullopt;
+  const int count = std::stoi(digits);
+  return count < min || count > max ? std::nullopt : std::optional<int>(count);
+}
+
 // "ddp-N", "fsdp-N", ... -> N (1..1024); throws for a malformed count.
 int parse_ranks(const std::string& id, const std::string& text, const std::string& prefix) {
-  const std::string count = text.substr(prefix.size());
-  const int ranks = all_digits(count) && count.size() <= 4 ? std::stoi(count) : 0;
-  if (ranks < 1 || ranks > 1024)
-    throw bad_id(id, "'" + text + "' needs a rank count 1..1024, e.g. " + prefix + "2");
-  return ranks;
+  if (const auto ranks = id_count(text.substr(prefix.size()), 1, 1024)) return *ranks;
+  throw bad_id(id, "'" + text + "' needs a rank count 1..1024 without leading zeros, e.g. " + prefix + "2");
 }
 
 // "accK" -> K (2..1024); throws for a malformed count.
 int parse_accumulate(const std::string& id, const std::string& text) {
-  const std::string count = text.substr(3);
-  const int steps = all_digits(count) && count.size() <= 4 && count[0] != '0' ? std::stoi(count) : 0;
-  if (steps < 2 || steps > 1024)
-    throw bad_id(id, "'" + text + "' needs 2..1024 micro-batches per optimizer step, e.g. acc4 (acc1 is the plain config)");
-  return steps;
+  if (const auto steps = id_count(text.substr(3), 2, 1024)) return *steps;
+  throw bad_id(id, "'" + text + "' needs 2..1024 micro-batches per optimizer step, e.g. acc4 (acc1 is the plain config)");
 }
 
 // One technique segment into the config; returns the word the rule table knows it by, or

@@ -105,6 +105,11 @@ void set_layer_attention(DecoderConfig& config, const std::vector<bool>& sliding
   if (!all_plain) config.shape.layer_attention = std::move(layers);
 }
 
+void window_every_layer(DecoderConfig& config, std::optional<std::int64_t> window) {
+  set_layer_attention(config, std::vector<bool>(static_cast<std::size_t>(config.shape.layers), true), window,
+                      [](std::int64_t, bool) { return 0; });
+}
+
 std::optional<std::int64_t> read_window(const ConfigFields& fields, std::optional<std::int64_t> absent) {
   if (!fields.written("sliding_window")) return absent;
   return fields.optional_dimension("sliding_window");

@@ -52,6 +52,10 @@ std::vector<bool> read_sliding_layers(const ConfigFields& fields, std::int64_t l
 void set_layer_attention(DecoderConfig& config, const std::vector<bool>& sliding, std::optional<std::int64_t> window,
                          const std::function<int(std::int64_t, bool)>& rope_of);
 
+// `window` on every layer, one RoPE (Mistral, Phi-3, StarCoder2, Mixtral, Qwen3-MoE); none
+// when nullopt.
+void window_every_layer(DecoderConfig& config, std::optional<std::int64_t> window);
+
 // The sliding window as written: a positive integer, or nullopt when null; `absent` when
 // the key is not written.
 std::optional<std::int64_t> read_window(const ConfigFields& fields, std::optional<std::int64_t> absent);

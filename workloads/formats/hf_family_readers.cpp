@@ -29,8 +29,7 @@ void read_mistral(const ConfigFields& fields, const FamilyDefaults& defaults, De
     throw fields.refusal("layer_types", "absent (MistralConfig ignores it and windows every layer alike, so a file "
                                         "with it means something HF does not do)");
   const auto window = read_window(fields, 4096);
-  set_layer_attention(config, std::vector<bool>(static_cast<std::size_t>(config.shape.layers), true), window,
-                      [](std::int64_t, bool) { return 0; });
+  window_every_layer(config, window);
 }
 
 void read_qwen2(const ConfigFields& fields, const FamilyDefaults& defaults, DecoderConfig& config) {
@@ -136,8 +135,7 @@ void read_phi3(const ConfigFields& fields, const FamilyDefaults& defaults, Decod
   read_single_rope(fields, config, how);
   read_pad_token(fields, 32000, config);
   const auto window = read_window(fields, std::nullopt);  // every layer when set
-  set_layer_attention(config, std::vector<bool>(static_cast<std::size_t>(config.shape.layers), true), window,
-                      [](std::int64_t, bool) { return 0; });
+  window_every_layer(config, window);
 }
 
 void read_olmo2(const ConfigFields& fields, const FamilyDefaults& defaults, DecoderConfig& config) {
@@ -213,8 +211,7 @@ void read_starcoder2(const ConfigFields& fields, const FamilyDefaults& defaults,
   read_pad_token(fields, std::nullopt, config);
   config.weight_names.renames = {{".mlp.up_proj.", ".mlp.c_fc."}, {".mlp.down_proj.", ".mlp.c_proj."}};
   const auto window = read_window(fields, std::nullopt);  // every layer when set
-  set_layer_attention(config, std::vector<bool>(static_cast<std::size_t>(s.layers), true), window,
-                      [](std::int64_t, bool) { return 0; });
+  window_every_layer(config, window);
 }
 
 // GPT-NeoX (Pythia): LayerNorm, a fused head-interleaved query_key_value, partial rotary

@@ -62,8 +62,7 @@ void read_mixtral(const ConfigFields& fields, const FamilyDefaults& defaults, De
   if (fields.number("router_jitter_noise", 0.0, 0.0, 1.0) != 0.0)
     config.not_applied.push_back("router_jitter_noise is not applied (random noise on the MoE input in training)");
   const auto window = read_window(fields, std::nullopt);  // every layer when set, as Mistral
-  set_layer_attention(config, std::vector<bool>(static_cast<std::size_t>(config.shape.layers), true), window,
-                      [](std::int64_t, bool) { return 0; });
+  window_every_layer(config, window);
   config.weight_names.reference = "HF transformers MixtralForCausalLM";
   config.weight_names.renames = {{".mlp.", ".block_sparse_moe."}, {".gate_proj.", ".w1."}, {".up_proj.", ".w3."},
                                  {".down_proj.", ".w2."}};
@@ -108,8 +107,7 @@ void read_qwen3_moe(const ConfigFields& fields, const FamilyDefaults& defaults, 
   config.shape.qk_norm = QkNorm::PerHead;
   read_qwen_moe(fields, defaults, config, "128", "8", "768");
   const auto window = fields.flag("use_sliding_window", false) ? read_window(fields, 4096) : std::nullopt;
-  set_layer_attention(config, std::vector<bool>(static_cast<std::size_t>(config.shape.layers), true), window,
-                      [](std::int64_t, bool) { return 0; });
+  window_every_layer(config, window);
 }
 
 void read_olmoe(const ConfigFields& fields, const FamilyDefaults& defaults, DecoderConfig& config) {

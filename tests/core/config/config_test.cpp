@@ -82,6 +82,10 @@ TEST(ConfigId, RejectsBadIdsNamingTheProblem) {
   expect_rejected("mlp/cpu/fp32/dp", "it needs device cuda");
   expect_rejected("mlp/cpu/fp32/ddp-0", "rank count");
   expect_rejected("mlp/cpu/fp32/ddp-x", "rank count");
+  // One grammar for every number of an id (issue 61, item 10): no leading zeros, as accK.
+  expect_rejected("mlp/cpu/fp32/fsdp-02", "'fsdp-02' needs a rank count 1..1024 without leading zeros");
+  expect_rejected("mlp/cpu/fp32/zero1-0002", "rank count");
+  expect_rejected("mlp/cpu/fp32/ddp-+2", "rank count");
   expect_rejected("mlp/cuda/fp32/pinned/what", "not understood");
   expect_rejected("mlp//fp32", "empty segment");
   expect_rejected("mlp/cpu/tf32", "tf32 with cpu");

@@ -223,6 +223,10 @@ TEST(HfConfigRoPE, RefusesWhatIsNotImplemented) {
   EXPECT_MENTIONS(refusal(with(llama(), "rope_scaling", with(llama3, "original_max_position_embeddings", 1.5))),
                   "rope_scaling.original_max_position_embeddings is 1.5");
   EXPECT_MENTIONS(refusal(with(llama(), "rope_theta", nullptr)), "rope_theta is null: expected a number > 0");
+  // One bound, said the same for every value that breaks it (issue 61, item 26: -1 was told
+  // ">= 0.0", and 0 then "> 0").
+  EXPECT_MENTIONS(refusal(with(llama(), "rope_theta", -1)), "rope_theta is -1: expected a number > 0");
+  EXPECT_MENTIONS(refusal(with(llama(), "rope_theta", 0)), "rope_theta is 0: expected a number > 0");
   EXPECT_MENTIONS(refusal(with(llama(), "rope_parameters", {{"rope_theta", -1}})), "rope_parameters.rope_theta is -1");
 }
 
