@@ -12,6 +12,7 @@ Run it with the torch gpubench was built against (.venv/bin/python): the same Li
 
 Usage: compare_families_with_transformers.py [--gpubench build/gpubench] [--rounds 3] [--threads 2]
            [--steps 5] [--warmup 1] [--batch 4] [--seq 128] [--families llama,qwen3,gemma3_text,phi3]
+           (mixtral and qwen3_moe: the mixtures of experts, ~120M parameters, 8 experts, top 2)
            [--markdown FILE] [--json FILE]
        compare_families_with_transformers.py --python-side DIR   (one Python measurement, JSON on stdout)
 """
@@ -42,6 +43,14 @@ CONFIGS = {
                  original_max_position_embeddings=2048, pad_token_id=0,
                  rope_parameters=dict(rope_type="default", rope_theta=10000.0)),
 }
+# Mixtures of experts of ~120M parameters (~35M active): 8 experts, top 2.
+MOE_SHAPE = dict(vocab_size=32000, hidden_size=512, num_hidden_layers=8, num_attention_heads=8, num_key_value_heads=4,
+                 max_position_embeddings=2048, rms_norm_eps=1e-5, tie_word_embeddings=True,
+                 num_experts_per_tok=2, rope_parameters=dict(rope_type="default", rope_theta=1e6))
+CONFIGS["mixtral"] = dict(MOE_SHAPE, model_type="mixtral", architectures=["MixtralForCausalLM"], num_local_experts=8,
+                          intermediate_size=1024)
+CONFIGS["qwen3_moe"] = dict(MOE_SHAPE, model_type="qwen3_moe", architectures=["Qwen3MoeForCausalLM"], num_experts=8,
+                            moe_intermediate_size=1024, intermediate_size=2048, norm_topk_prob=True, head_dim=64)
 
 
 def parse_args(argv):
@@ -53,7 +62,8 @@ def parse_args(argv):
     parser.add_argument("--warmup", type=int, default=1)
     parser.add_argument("--batch", type=int, default=4)
     parser.add_argument("--seq", type=int, default=128)
-    parser.add_argument("--families", default=",".join(CONFIGS))
+    parser.add_argument("--families", default="llama,qwen3,gemma3_text,phi3",
+                        help="of: " + ", ".join(CONFIGS))
     parser.add_argument("--markdown")
     parser.add_argument("--json")
     parser.add_argument("--python-side", metavar="DIR", help=argparse.SUPPRESS)
