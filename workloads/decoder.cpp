@@ -1,5 +1,6 @@
 #include "workloads/decoder.h"
 
+#include <algorithm>
 #include <cmath>
 
 #include "workloads/decoder_moe.h"
@@ -295,7 +296,34 @@ torch::Tensor DecoderLmImpl::auxiliary_loss() {
     layer->experts->router_logits = torch::Tensor();
   }
   if (logits.empty()) return {};
-  return load_balancing_loss(logits, shape.moe.experts, shape.moe.top_k) * *shape.moe.aux_loss_coef;
+  const torch::Tensor balance = load_balancing_loss(logits, shape.moe.experts, shape.moe.top_k);
+  last_load_balancing_loss_ = balance.detach();
+  return balance * *shape.moe.aux_loss_coef;
+}
+
+nlohmann::json DecoderLmImpl::moe_report() const {
+  nlohmann::json layers = nlohmann::json::array();
+  double busiest = 0.0;
+  for (const auto& module : *model->layers) {
+    const auto* layer = module->as<DecoderLayerImpl>();
+    if (!layer->experts || !layer->experts->tokens_per_expert.defined()) continue;
+    const auto counts = layer->experts->tokens_per_expert.to(torch::kCPU, torch::kFloat64);
+    const double ratio = counts.max().item<double>() / std::max(counts.mean().item<double>(), 1e-12);
+    busiest = std::max(busiest, ratio);
+    const auto* data = counts.data_ptr<double>();
+    layers.push_back({{"layer", layer->index},
+                      {"tokens_per_expert", std::vector<double>(data, data + counts.numel())},
+                      {"max_over_mean", ratio}});
+  }
+  nlohmann::json report = {{"experts", shape.moe.experts},
+                           {"top_k", shape.moe.top_k},
+                           {"tokens_per_expert_max_over_mean", layers.empty() ? nlohmann::json(nullptr) : nlohmann::json(busiest)},
+                           {"layers", layers},
+                           {"counted", "top-k slots of this process's training forwards (rank 0 under ddp, zero and fsdp)"},
+                           {"experts_computed_as", "one GEMM per expert over its tokens (dropless)"}};
+  if (last_load_balancing_loss_.defined())
+    report["last_load_balancing_loss"] = last_load_balancing_loss_.item<double>();
+  return report;
 }
 
 Model make_decoder_model(const DecoderShape& shape, const ModelTechniques& techniques, const WeightLoader& load) {
@@ -306,6 +334,7 @@ Model make_decoder_model(const DecoderShape& shape, const ModelTechniques& techn
   Model wrapped = wrap_model(model);
   declare_units(wrapped, model, model->model->layers->children());
   if (shape.moe.aux_loss_coef) wrapped.auxiliary_loss = [model]() mutable { return model->auxiliary_loss(); };
+  if (shape.moe.experts > 0) wrapped.run_report = [model]() { return model->moe_report(); };
   return wrapped;
 }
 

@@ -111,6 +111,10 @@ struct DecoderLmImpl : torch::nn::Cloneable<DecoderLmImpl> {
   // The router's load-balancing loss of the last forward times its coefficient (HF's loss
   // with output_router_logits), undefined when the shape has none; the logits are let go.
   torch::Tensor auxiliary_loss();
+  // The experts' load over the training forwards: top-k slots per expert and layer, and each
+  // layer's and the whole model's busiest expert over the mean (1: perfectly balanced); the
+  // last load-balancing loss where there is one.
+  nlohmann::json moe_report() const;
   // Each RoPE's inverse frequencies on `device` (LongRoPE: short and long), HF's bits made
   // on the host once and kept: a copy from the host in every forward synced the host each
   // step, and is refused while a CUDA Graph captures it. make_decoder_model makes them on
@@ -129,6 +133,7 @@ struct DecoderLmImpl : torch::nn::Cloneable<DecoderLmImpl> {
   // Indexed by rope, then [short, long].
   std::vector<std::array<torch::Tensor, 2>> inverse_frequencies_;
   std::vector<double> attention_factors_;
+  torch::Tensor last_load_balancing_loss_;
 };
 TORCH_MODULE(DecoderLm);
 

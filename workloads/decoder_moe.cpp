@@ -39,13 +39,14 @@ torch::Tensor DecoderMoeImpl::forward(const torch::Tensor& x) {
   auto [weights, chosen] = torch::topk(torch::softmax(logits, -1, torch::kFloat32), moe.top_k, -1);
   if (moe.renormalize) weights = weights / weights.sum(-1, /*keepdim=*/true);
   if (moe.weights_in_logits_dtype) weights = weights.to(logits.scalar_type());
-  if (torch::GradMode::is_enabled()) router_logits = logits;
+  const bool training = torch::GradMode::is_enabled();
+  if (training) router_logits = logits;
   // Each token's k choices as (token, slot) rows sorted by expert: one GEMM per expert over
   // exactly its tokens, the weighted outputs added back by token.
   const auto flat_chosen = chosen.reshape({-1});
   const auto order = flat_chosen.argsort(/*stable=*/true);
   const auto counts = torch::bincount(flat_chosen, /*weights=*/{}, moe.experts);
-  tokens_per_expert = counts;
+  if (training) tokens_per_expert = tokens_per_expert.defined() ? tokens_per_expert + counts : counts;
   const auto token_of = order.div(moe.top_k, "floor");
   const auto routed_weights = weights.reshape({-1}).index_select(0, order).unsqueeze(1);
   const auto routed_input = flat.index_select(0, token_of);

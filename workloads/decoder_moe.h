@@ -28,7 +28,8 @@ struct DecoderMoeImpl : torch::nn::Cloneable<DecoderMoeImpl> {
   // The router's logits of the last forward that kept a graph ([tokens, experts]), for the
   // load-balancing loss; undefined once taken.
   torch::Tensor router_logits;
-  // Tokens routed to each expert by the last forward (its top-k slots), for the row's load.
+  // Top-k slots each expert took, summed over the forwards that kept a graph (the training
+  // steps'), for the row's load; on the device, read once at the end.
   torch::Tensor tokens_per_expert;
 };
 TORCH_MODULE(DecoderMoe);

@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
 #include <torch/torch.h>
 
 #include <torch/nn/parallel/data_parallel.h>
@@ -31,6 +32,9 @@ struct Model {
   // undefined tensor; unset for models without one. The trainer adds it inside the forward
   // phase, so accumulation, loss scaling and the loss curve treat it as HF's loss.
   std::function<torch::Tensor()> auxiliary_loss;
+  // What the model says of the training it went through, for the row (a mixture of experts'
+  // load: tokens per expert); unset for models with nothing to say.
+  std::function<nlohmann::json()> run_report;
   std::int64_t parameter_count() const;
 };
 

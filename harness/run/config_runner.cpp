@@ -362,6 +362,7 @@ nlohmann::json collect(PreparedConfig& c, const TrainingRun& run) {
     result["ddp"]["memory"] = rank_memory_summary(gathered->ddp.value("per_rank", nlohmann::json::array()));
   }
   result["optimizer_steps_skipped"] = run.optimizer_steps_skipped;
+  if (c.model.run_report) result["moe"] = c.model.run_report();
   result["placement"] = placement_json(c, run);
   if (reporting) result["checkpoint"] = skipped.empty() ? checkpoint.to_json() : nlohmann::json{{"done", false}, {"reason", skipped}};
   if (reporting && c.ddp) result["checkpoint"]["state"] = checkpoint_state_note(c.config);

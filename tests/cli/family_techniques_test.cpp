@@ -69,6 +69,22 @@ TEST_P(FamilyTechniques, EveryStackTrainsAsItsPlainConfig) {
   expect_same_curve(bf16, plain, 0.02, "bf16 autocast against fp32");
   expect_same_curve(curve_of(report, "m/cpu/bf16/ckpt"), bf16, 1e-6, "bf16 ckpt");
   expect_same_curve(curve_of(report, "m/cpu/bf16/fsdp-2"), curve_of(report, "m/cpu/fp32/fsdp-2/ckpt"), 0.02, "bf16 fsdp-2");
+  // A mixture of experts reports its load: every layer's top-k slots, the same total each.
+  const nlohmann::json& row = *test_support::find_row(report, "m/cpu/fp32");
+  EXPECT_EQ(row.contains("moe"), GetParam().find("moe") != std::string::npos) << row.dump();
+  if (row.contains("moe")) {
+    ASSERT_FALSE(row["moe"]["layers"].empty());
+    double first_total = -1;
+    for (const auto& layer : row["moe"]["layers"]) {
+      double total = 0;
+      for (const auto& count : layer["tokens_per_expert"]) total += count.get<double>();
+      if (first_total < 0) first_total = total;
+      EXPECT_EQ(total, first_total) << "each layer routes every token k times";
+      EXPECT_GE(layer["max_over_mean"].get<double>(), 1.0);
+    }
+    EXPECT_GT(first_total, 0);
+    EXPECT_GE(row["moe"]["tokens_per_expert_max_over_mean"].get<double>(), 1.0);
+  }
   fs::remove_all(dir);
 }
 
