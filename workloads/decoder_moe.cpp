@@ -1,6 +1,5 @@
 #include "workloads/decoder_moe.h"
 
-#include "workloads/fp8_linear.h"
 
 namespace gpubench {
 namespace {
@@ -14,12 +13,6 @@ DecoderShape expert_shape(DecoderShape shape, std::int64_t width) {
 }
 
 }  // namespace
-
-void DecoderMoeImpl::set_fp8(bool on) {
-  fp8 = on;
-  for (const auto& expert : *experts) expert->as<DecoderMlpImpl>()->fp8 = on;
-  if (shared_expert) shared_expert->fp8 = on;
-}
 
 void DecoderMoeImpl::reset() {
   const MoeShape& moe = shape.moe;
@@ -35,7 +28,7 @@ void DecoderMoeImpl::reset() {
 torch::Tensor DecoderMoeImpl::forward(const torch::Tensor& x) {
   const MoeShape& moe = shape.moe;
   const auto flat = x.reshape({-1, shape.hidden});
-  const auto logits = apply_linear(gate, flat, false);  // the router stays out of FP8
+  const auto logits = gate(flat);
   auto [weights, chosen] = torch::topk(torch::softmax(logits, -1, torch::kFloat32), moe.top_k, -1);
   if (moe.renormalize) weights = weights / weights.sum(-1, /*keepdim=*/true);
   if (moe.weights_in_logits_dtype) weights = weights.to(logits.scalar_type());
@@ -50,8 +43,11 @@ torch::Tensor DecoderMoeImpl::forward(const torch::Tensor& x) {
   const auto token_of = order.div(moe.top_k, "floor");
   const auto routed_weights = weights.reshape({-1}).index_select(0, order).unsqueeze(1);
   const auto routed_input = flat.index_select(0, token_of);
-  const std::vector<std::int64_t> sizes(counts.to(torch::kCPU).data_ptr<std::int64_t>(),
-                                        counts.to(torch::kCPU).data_ptr<std::int64_t>() + moe.experts);
+  // The loop needs each expert's count on the host (one read a layer on a GPU; a grouped GEMM
+  // with device offsets would not).
+  const torch::Tensor host_counts = counts.to(torch::kCPU);
+  const std::int64_t* first = host_counts.data_ptr<std::int64_t>();
+  const std::vector<std::int64_t> sizes(first, first + moe.experts);
   std::vector<torch::Tensor> outputs;
   std::int64_t start = 0;
   for (std::int64_t e = 0; e < moe.experts; ++e) {
@@ -64,7 +60,7 @@ torch::Tensor DecoderMoeImpl::forward(const torch::Tensor& x) {
   const auto expert_out = (torch::cat(outputs) * routed_weights).to(flat.scalar_type());
   auto out = torch::zeros_like(flat).index_add(0, token_of, expert_out);
   if (shared_expert)
-    out = out + torch::sigmoid(apply_linear(shared_expert_gate, flat, false)) * shared_expert(flat);
+    out = out + torch::sigmoid(shared_expert_gate(flat)) * shared_expert(flat);
   return out.view(x.sizes());
 }
 

@@ -19,9 +19,7 @@ struct DecoderMoeImpl : torch::nn::Cloneable<DecoderMoeImpl> {
   explicit DecoderMoeImpl(DecoderShape shape) : shape(std::move(shape)) { reset(); }
   void reset() override;
   torch::Tensor forward(const torch::Tensor& x);
-  void set_fp8(bool on);  // every expert's Linear as FP8 matmuls; the router stays in the autocast dtype
   DecoderShape shape;
-  bool fp8 = false;
   FamilyLinear gate{nullptr}, shared_expert_gate{nullptr};
   torch::nn::ModuleList experts{nullptr};
   DecoderMlp shared_expert{nullptr};
