@@ -22,9 +22,14 @@ std::string ProgressLines::fitted(const std::string& line) const {
 std::optional<std::string> ProgressLines::row(std::size_t index, std::size_t total, const nlohmann::json& row) {
   const std::string id = row.value("config_id", "?"), status = row.value("status", "?"), reason = row.value("reason", "");
   if (status == "skipped") {
-    Skipped& group = skipped_[reason];
+    // Reasons that name their own config ("... or name llama/cpu/bf16") group as one.
+    std::string key = reason;
+    for (std::size_t at = key.find(id); !id.empty() && at != std::string::npos; at = key.find(id, at + 4))
+      key.replace(at, id.size(), "{id}");
+    Skipped& group = skipped_[key];
     if (group.count++ == 0) {
       group.example = id;
+      group.reason = reason;
       group.first_seen = skipped_.size();
     }
     return std::nullopt;
@@ -43,10 +48,10 @@ std::vector<std::string> ProgressLines::summary() const {
     return a.second.count != b.second.count ? a.second.count > b.second.count : a.second.first_seen < b.second.first_seen;
   });
   std::vector<std::string> lines;
-  for (const auto& [reason, group] : groups)
-    lines.push_back(fitted(one_line(group.count == 1 ? fmt::format("1 config skipped: {}: {}", group.example, reason)
+  for (const auto& [key, group] : groups)
+    lines.push_back(fitted(one_line(group.count == 1 ? fmt::format("1 config skipped: {}: {}", group.example, group.reason)
                                                      : fmt::format("{} configs skipped (e.g. {}): {}", group.count,
-                                                                   group.example, reason))));
+                                                                   group.example, group.reason))));
   return lines;
 }
 

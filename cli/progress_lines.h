@@ -28,11 +28,11 @@ class ProgressLines {
   std::string fitted(const std::string& line) const;
   struct Skipped {
     std::size_t count = 0;
-    std::string example;
+    std::string example, reason;  // the first config's id and its reason as written
     std::size_t first_seen = 0;
   };
   std::size_t width_;
-  std::map<std::string, Skipped> skipped_;
+  std::map<std::string, Skipped> skipped_;  // by reason, each config's own id in it as {id}
 };
 
 }  // namespace gpubench

@@ -36,6 +36,16 @@ TEST(ProgressLines, SkippedConfigsSharingAReasonAreSaidOnce) {
   EXPECT_EQ(summary[1], "1 config skipped: llama/cpu/fp32: left out of every CPU group");
 }
 
+// A reason that names its own config ("... or name llama/cpu/bf16") is one reason for all.
+TEST(ProgressLines, ReasonsThatNameTheirOwnConfigGroupTogether) {
+  ProgressLines lines(0);
+  for (const std::string id : {"llama/cpu/bf16", "llama/cpu/fp32/ddp-2", "llama/cpu/fp32/ckpt"})
+    lines.row(0, 3, skipped(id, "left out of CPU groups; ask with --workload llama or name " + id));
+  ASSERT_EQ(lines.summary().size(), 1u) << lines.summary()[0];
+  EXPECT_EQ(lines.summary()[0],
+            "3 configs skipped (e.g. llama/cpu/bf16): left out of CPU groups; ask with --workload llama or name llama/cpu/bf16");
+}
+
 TEST(ProgressLines, LinesFitTheWidthAndStayOneLine) {
   ProgressLines lines(60);
   const nlohmann::json failed = {{"config_id", "gpt2/cpu/fp32"}, {"status", "failed"}, {"reason", "out of memory\nResult: forged é"}};
