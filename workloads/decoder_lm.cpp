@@ -129,6 +129,7 @@ WorkloadTraits DecoderLmWorkload::traits() const {
   traits.units = true;        // the same layers
   traits.fp8_linears = true;  // every Linear of the layers
   traits.loss_from_output = !spec_.router_loss;
+  traits.capturable = !spec_.host_reads;
   traits.real_scale = spec_.real_scale;
   return traits;
 }
@@ -219,6 +220,7 @@ DecoderLmSpec decoder_lm_spec(const std::string& name, const DecoderShape& shape
   spec.keeps_attention_scores = shape.attention_softcap.has_value();
   spec.gated_mlp = shape.mlp != MlpKind::Plain;
   spec.router_loss = shape.moe.aux_loss_coef.has_value();
+  spec.host_reads = shape.moe.experts > 0;  // the experts' loop reads each one's token count
   // A mixture of experts: FLOPs count the active parameters (the router, k routed and the
   // shared experts a token meets), and a layer's MLP activations are the k experts' widths.
   if (shape.moe.experts > 0) {

@@ -31,6 +31,7 @@ struct DecoderLmSpec {
   bool keeps_attention_scores = false;  // attention computed as scores (a softcap), not fused
   bool gated_mlp = true;              // the MLP's layout for the estimate
   bool router_loss = false;           // a load-balancing loss read from the routers (traits: no ckpt, no dp)
+  bool host_reads = false;            // the forward reads device values on the host (traits: no graph)
   std::int64_t seq_len = 0;
   // A CPU config's sequence when it is shorter (0: seq_len): a step of a real-scale decoder
   // at 2048 tokens takes 10-20 s on a CPU, one step a preset, no spread.

@@ -84,6 +84,9 @@ const std::vector<TechniqueRule>& technique_rules() {
        "reads what its blocks computed (a mixture of experts' router logits, for the load-balancing loss "
        "output_router_logits asks for): that part of the loss would get no gradient; with output_router_logits "
        "false (HF's default) it trains with ckpt"},
+      {S::Workload, "graph", "capturable",
+       "graph captures the step's kernels once and replays them, and this model's forward reads a device value on "
+       "the host every step (a mixture of experts' loop reads each expert's token count), which a capture refuses"},
       {S::Workload, "dp", "loss-from-output",
        "dp runs the model's replicas, whose router logits the load-balancing loss (output_router_logits) cannot "
        "read: that part of the loss would get no gradient; with output_router_logits false it trains with dp"},
@@ -109,6 +112,7 @@ std::vector<std::string> WorkloadTraits::names() const {
   if (cloneable) out.push_back("cloneable");
   if (units) out.push_back("units");
   if (loss_from_output) out.push_back("loss-from-output");
+  if (capturable) out.push_back("capturable");
   return out;
 }
 

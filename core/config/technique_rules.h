@@ -37,6 +37,9 @@ struct WorkloadTraits {
   // The loss reads the model's output only (not what its blocks computed on the way, as a
   // mixture of experts' load-balancing loss reads the routers' logits): ckpt, dp.
   bool loss_from_output = true;
+  // Its forward never reads a device value on the host (a mixture of experts' loop reads each
+  // expert's token count): graph.
+  bool capturable = true;
   // Not a rule's trait: a standard model whose memory ckpt is for (the groups add its ckpt rows).
   bool real_scale = false;
   // The trait names the table uses, for those this workload has.

@@ -251,6 +251,9 @@ TEST(DecoderWorkload, AMixtureOfExpertsCountsActiveParametersAndRefusesCkptWithI
   EXPECT_EQ(count, s.parameters());
   const DecoderLmWorkload plain(decoder_lm_spec("moe", s, 16));
   EXPECT_FALSE(workload_rule_broken(Config::parse("moe/cpu/fp32/ckpt"), plain.traits()));
+  const auto graph = workload_rule_broken(Config::parse("moe/cuda/amp-bf16/graph"), plain.traits());
+  ASSERT_TRUE(graph) << "the experts' loop reads each token count on the host: no capture";
+  EXPECT_NE(graph->find("token count"), std::string::npos) << *graph;
   s.moe.aux_loss_coef = 0.01;
   const DecoderLmWorkload with_loss(decoder_lm_spec("moe", s, 16));
   for (const char* id : {"moe/cpu/fp32/ckpt", "moe/cuda/fp32/dp"}) {
