@@ -17,7 +17,7 @@ std::int64_t required_count(const ConfigFields& fields, const FamilyDefaults& de
 // The router, the experts' width and the loss HF computes: with output_router_logits, the
 // load-balancing loss times router_aux_loss_coef is added to the cross-entropy.
 void read_routing(const ConfigFields& fields, const FamilyDefaults& defaults, const char* experts_key,
-                  const char* assumed_experts, const char* assumed_top_k, const char* aux_default, DecoderConfig& config) {
+                  const char* assumed_experts, const char* assumed_top_k, double aux_default, DecoderConfig& config) {
   MoeShape& moe = config.shape.moe;
   // Every MoE config class maps num_experts and num_local_experts onto one another.
   const std::string alias = std::string(experts_key) == "num_experts" ? "num_local_experts" : "num_experts";
@@ -27,7 +27,7 @@ void read_routing(const ConfigFields& fields, const FamilyDefaults& defaults, co
   if (moe.top_k > moe.experts)
     throw fields.refusal("num_experts_per_tok", "at most " + std::string(experts_key) + " (" + std::to_string(moe.experts) + ")");
   if (fields.flag("output_router_logits", false))
-    moe.aux_loss_coef = fields.number("router_aux_loss_coef", std::stod(aux_default), 0.0, kInfinity);
+    moe.aux_loss_coef = fields.number("router_aux_loss_coef", aux_default, 0.0, kInfinity);
 }
 
 // Qwen's sparse layers: not in mlp_only_layers, and (i + 1) a multiple of decoder_sparse_step.
@@ -54,7 +54,7 @@ void read_mixtral(const ConfigFields& fields, const FamilyDefaults& defaults, De
   config.shape.norm_eps = fields.number("rms_norm_eps", 1e-5, 0.0, kInfinity);
   read_single_rope(fields, config);
   read_pad_token(fields, std::nullopt, config);
-  read_routing(fields, defaults, "num_local_experts", "8", "2", "0.001", config);
+  read_routing(fields, defaults, "num_local_experts", "8", "2", 0.001, config);
   MoeShape& moe = config.shape.moe;
   moe.expert_intermediate = config.shape.intermediate;
   moe.renormalize = true;                // always, and kept in fp32
@@ -72,7 +72,7 @@ void read_mixtral(const ConfigFields& fields, const FamilyDefaults& defaults, De
 // MLPs of intermediate_size elsewhere; norm_topk_prob renormalises.
 void read_qwen_moe(const ConfigFields& fields, const FamilyDefaults& defaults, DecoderConfig& config,
                    const char* assumed_experts, const char* assumed_top_k, const char* assumed_width) {
-  read_routing(fields, defaults, "num_experts", assumed_experts, assumed_top_k, "0.001", config);
+  read_routing(fields, defaults, "num_experts", assumed_experts, assumed_top_k, 0.001, config);
   MoeShape& moe = config.shape.moe;
   moe.expert_intermediate = required_count(fields, defaults, "moe_intermediate_size", assumed_width);
   moe.renormalize = fields.flag("norm_topk_prob", false);
@@ -118,7 +118,7 @@ void read_olmoe(const ConfigFields& fields, const FamilyDefaults& defaults, Deco
   if (fields.find("clip_qkv") != nullptr) throw fields.refusal("clip_qkv", "null or absent (clamping q, k and v is not implemented)");
   read_single_rope(fields, config);
   read_pad_token(fields, 1, config);
-  read_routing(fields, defaults, "num_experts", "64", "8", "0.01", config);
+  read_routing(fields, defaults, "num_experts", "64", "8", 0.01, config);
   config.shape.moe.expert_intermediate = config.shape.intermediate;
   config.shape.moe.renormalize = fields.flag("norm_topk_prob", false);
 }
