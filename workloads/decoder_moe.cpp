@@ -48,16 +48,24 @@ torch::Tensor DecoderMoeImpl::forward(const torch::Tensor& x) {
   const torch::Tensor host_counts = counts.to(torch::kCPU);
   const std::int64_t* first = host_counts.data_ptr<std::int64_t>();
   const std::vector<std::int64_t> sizes(first, first + moe.experts);
-  std::vector<torch::Tensor> outputs;
-  std::int64_t start = 0;
-  for (std::int64_t e = 0; e < moe.experts; ++e) {
-    if (sizes[static_cast<std::size_t>(e)] == 0) continue;
-    auto* expert = experts->ptr<DecoderMlpImpl>(static_cast<std::size_t>(e)).get();
-    outputs.push_back(expert->forward(routed_input.narrow(0, start, sizes[static_cast<std::size_t>(e)])));
-    start += sizes[static_cast<std::size_t>(e)];
+  const auto run_expert = [this](std::int64_t e, const torch::Tensor& rows) {
+    return experts->ptr<DecoderMlpImpl>(static_cast<std::size_t>(e))->forward(rows);
+  };
+  torch::Tensor expert_rows;
+  if (exchange) {
+    expert_rows = run_experts_across_ranks(*exchange, routed_input, sizes, run_expert);
+  } else {
+    std::vector<torch::Tensor> outputs;
+    std::int64_t start = 0;
+    for (std::int64_t e = 0; e < moe.experts; ++e) {
+      if (sizes[static_cast<std::size_t>(e)] == 0) continue;
+      outputs.push_back(run_expert(e, routed_input.narrow(0, start, sizes[static_cast<std::size_t>(e)])));
+      start += sizes[static_cast<std::size_t>(e)];
+    }
+    expert_rows = torch::cat(outputs);
   }
   // Summed in the input's dtype (fp32 under autocast), as HF adds each expert's share.
-  const auto expert_out = (torch::cat(outputs) * routed_weights).to(flat.scalar_type());
+  const auto expert_out = (expert_rows * routed_weights).to(flat.scalar_type());
   auto out = torch::zeros_like(flat).index_add(0, token_of, expert_out);
   if (shared_expert)
     out = out + torch::sigmoid(shared_expert_gate(flat)) * shared_expert(flat);

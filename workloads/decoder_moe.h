@@ -12,6 +12,7 @@
 #include <torch/torch.h>
 
 #include "workloads/decoder.h"
+#include "workloads/expert_exchange.h"
 
 namespace gpubench {
 
@@ -29,6 +30,9 @@ struct DecoderMoeImpl : torch::nn::Cloneable<DecoderMoeImpl> {
   // Top-k slots each expert took, summed over the forwards that kept a graph (the training
   // steps'), for the row's load; on the device, read once at the end.
   torch::Tensor tokens_per_expert;
+  // Expert parallel: the group this layer's experts are split over (each rank runs only
+  // its own, on every rank's tokens routed to them); null: every expert here.
+  std::shared_ptr<ExpertExchange> exchange;
 };
 TORCH_MODULE(DecoderMoe);
 
