@@ -156,9 +156,9 @@ MemoryEstimate decoder_memory_estimate(const Config& config, std::int64_t batch,
   UnitSizes units{s.parameters, s.layers > 0 ? (s.parameters - root) / s.layers : 0, root};
   units.experts = s.expert_parameters;
   units.expert_layers = s.sparse_layers;
-  // ep-K: the rows a rank receives a sparse layer (on average its share of every rank's B T k)
-  // and their copy regrouped by expert, both kept for backward, in the residual's fp32.
-  units.dispatch_bytes = 2.0 * 4.0 * static_cast<double>(s.sparse_layers) * static_cast<double>(batch) *
+  // ep-K: the rows a rank receives a sparse layer (on average B T k), regrouped by expert and
+  // kept for backward (its experts' input), in the residual's fp32.
+  units.dispatch_bytes = 4.0 * static_cast<double>(s.sparse_layers) * static_cast<double>(batch) *
                          static_cast<double>(s.seq) * static_cast<double>(s.top_k) * static_cast<double>(s.hidden);
   estimate = per_rank_estimate(estimate, config, units);
   // On a CPU the process itself, and the heap's slack: under --host-malloc retain (the

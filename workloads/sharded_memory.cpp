@@ -49,6 +49,7 @@ MemoryEstimate per_rank_estimate(const MemoryEstimate& single, const Config& con
   const double outputs = accumulates ? inputs / n : 0;
   switch (config.parallel) {
     case ParallelMode::Ddp:
+      rank.states = 16 * psi;  // Ψ less the experts under ep-K (add_experts counts a rank's share)
       rank.buffers = kFp32 * psi;
       break;
     case ParallelMode::Zero1:

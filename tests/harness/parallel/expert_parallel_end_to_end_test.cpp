@@ -8,6 +8,7 @@
 
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 
 #include <nlohmann/json.hpp>
 
@@ -137,6 +138,43 @@ TEST(ExpertParallelEndToEnd, ReplicaGroupsAndTheLoadBalancingLossTrainAsDdp) {
   const auto& zero1 = ok_row(report, "m/cpu/fp32/zero1-4/ep-4");
   expect_same_curve(zero1, ddp, "zero1-4/ep-4");
   expect_expert_parallel_row(zero1, config, 4, "zero1-4/ep-4");
+}
+
+// Mixtral-8x7B's published config.json (mistralai/Mixtral-8x7B-v0.1), random weights.
+std::string mixtral_8x7b_folder() {
+  const std::string dir = test_support::make_temp_dir("mixtral-8x7b");
+  std::ofstream(dir + "/config.json") << nlohmann::json{
+      {"architectures", {"MixtralForCausalLM"}}, {"model_type", "mixtral"}, {"hidden_act", "silu"},
+      {"hidden_size", 4096}, {"intermediate_size", 14336}, {"max_position_embeddings", 32768},
+      {"num_attention_heads", 32}, {"num_experts_per_tok", 2}, {"num_hidden_layers", 32}, {"num_key_value_heads", 8},
+      {"num_local_experts", 8}, {"output_router_logits", false}, {"rms_norm_eps", 1e-5}, {"rope_theta", 1e6},
+      {"router_aux_loss_coef", 0.02}, {"sliding_window", nullptr}, {"tie_word_embeddings", false},
+      {"vocab_size", 32000}, {"torch_dtype", "bfloat16"}};
+  return dir;
+}
+
+// The plan for GPUs not at hand knows ep-K: a rank's experts are its K-th, and where the start
+// (the whole fp32 model built on every GPU before it is split) binds, the line says so.
+TEST(ExpertParallelEndToEnd, ThePlanForGpusNotAtHandCountsAGroupsShareOfTheExperts) {
+  const std::string folder = mixtral_8x7b_folder();
+  const std::string ids =
+      "m/cuda/amp-bf16/pinned/ddp-64,m/cuda/amp-bf16/pinned/ddp-64/ep-8,m/cuda/amp-bf16/pinned/fsdp-64/ep-8";
+  const auto json = test_support::run_command(std::string(GPUBENCH_EXE) + " --model m=" + folder +
+                                              " --weights random --list --assume-gpus 64x80GiB --matrix " + ids +
+                                              " --format json 2>/dev/null");
+  ASSERT_EQ(json.exit_code, 0) << json.output;
+  const auto plan = nlohmann::json::parse(json.output);
+  ASSERT_EQ(plan.size(), 3u) << plan.dump(1);
+  // ddp-64 holds every parameter's 16 bytes; ep-8 holds 1/8 of the experts' (45.1B of 46.7B).
+  const double ddp = plan[0]["estimate_bytes"].get<double>(), ep = plan[1]["estimate_bytes"].get<double>();
+  EXPECT_GT(ddp, 16.0 * 46.7e9) << plan.dump(1);
+  EXPECT_LT(ep, ddp - 16.0 * 45.0e9 * 7 / 8 + 8.0 * (1 << 30)) << plan.dump(1);
+  const auto table = test_support::run_command(std::string(GPUBENCH_EXE) + " --model m=" + folder +
+                                               " --weights random --list --assume-gpus 64x80GiB --matrix " + ids +
+                                               " --format table 2>&1");
+  EXPECT_NE(table.output.find("the start binds: each GPU builds the whole fp32 model first"), std::string::npos)
+      << table.output;
+  fs::remove_all(folder);
 }
 
 TEST(ExpertParallelEndToEnd, IdsThatCannotSplitTheExpertsAreUsageErrors) {
