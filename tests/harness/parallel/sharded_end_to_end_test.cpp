@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <fstream>
+#include <thread>
 
 #include <nlohmann/json.hpp>
 
@@ -166,6 +167,29 @@ TEST(ShardedEndToEnd, TheMemoryEstimateHoldsWhatEachRankHeld) {
       EXPECT_GE(held.get<double>(), 0.7 * estimate["device_total_bytes"].get<double>());
     }
   }
+}
+
+// More ranks than cores (uneven shards checked before a bigger machine, issue 59 item 4):
+// refused without --oversubscribe, run with it, the row and its verdict saying the times are
+// the scheduler's.
+TEST(ShardedEndToEnd, MoreRanksThanCoresRunWithOversubscribeAndSaySo) {
+  const int ranks = static_cast<int>(std::thread::hardware_concurrency()) + 1;
+  const std::string id = "mlp/cpu/fp32/fsdp-" + std::to_string(ranks);
+  const auto refused = gpubench("--matrix " + id + " --list 2>&1");
+  EXPECT_EQ(refused.exit_code, 2) << refused.output;
+  EXPECT_NE(refused.output.find("--oversubscribe"), std::string::npos) << refused.output;
+  const std::string dir = test_support::make_temp_dir("oversubscribed");
+  const auto run = gpubench("--matrix " + id + " --oversubscribe --checkpoint-check off" + kQuickSharded + " --out " +
+                            dir + "/report.json > /dev/null");
+  ASSERT_EQ(run.exit_code, 0) << run.output;
+  const auto report = read_json(dir + "/report.json");
+  EXPECT_EQ(test_support::schema_violations(report, GPUBENCH_REPORT_SCHEMA), "");
+  const auto* row = find_row(report, id);
+  ASSERT_NE(row, nullptr);
+  ASSERT_EQ((*row)["status"], "ok") << (*row)["reason"];
+  EXPECT_EQ((*row)["oversubscribed"]["ranks"], ranks);
+  EXPECT_EQ((*row)["verdict"]["kind"], "oversubscribed") << (*row)["verdict"].dump();
+  EXPECT_TRUE((*row)["ddp"]["final_parameters_identical"].get<bool>());
 }
 
 }  // namespace
