@@ -125,6 +125,35 @@ std::vector<std::pair<int, RankExit>> RankLauncher::launch(const ConfigLaunch& r
   return out;
 }
 
+// The store is reachable by other local users (issue 61, item 1): a value that is not the
+// object ranks write (not JSON, another type, fields of other types) is that rank's failure
+// with the reason, never a crash that loses the whole report (item 2).
+RankReport parsed_rank_report(const std::string& value) {
+  RankReport report;
+  try {
+    const auto text = nlohmann::json::parse(value);
+    const auto is = [&](const char* key, bool (nlohmann::json::*type)() const noexcept) {
+      return !text.contains(key) || (text.at(key).*type)();
+    };
+    if (!text.is_object() || !text.contains("ok") || !is("ok", &nlohmann::json::is_boolean) ||
+        !is("reason", &nlohmann::json::is_string) || !is("peak_rss_bytes", &nlohmann::json::is_number_unsigned) ||
+        !is("wall_s", &nlohmann::json::is_number))
+      throw std::runtime_error("not a JSON object of its fields");
+    report.ok = text.value("ok", false);
+    report.reason = text.value("reason", "");
+    report.peak_rss_bytes = text.value("peak_rss_bytes", std::uint64_t{0});
+    report.wall_s = text.value("wall_s", 0.0);
+  } catch (const std::exception& error) {
+    report = RankReport{};
+    // The value itself is not quoted: whoever wrote it would write into the row's message.
+    report.reason = std::string("its outcome in the rendezvous store is not what a rank writes (") +
+                    (dynamic_cast<const nlohmann::json::parse_error*>(&error) != nullptr ? "not JSON" : "not an object of "
+                                                                                                       "its fields") +
+                    "): expected {\"ok\": ..., \"reason\": ...}";
+  }
+  return report;
+}
+
 namespace {
 
 // wait_for_key in slices, so that a SIGTERM or Ctrl-C (torchrun ending its workers after a
@@ -165,11 +194,7 @@ std::vector<std::pair<int, RankReport>> RankLauncher::exchange(const std::string
     const std::string key = prefix + std::to_string(rank);
     const KeyWait outcome = wait_for_key_or_interrupt(*store_, key, wait);
     if (outcome == KeyWait::Found) {
-      const auto text = nlohmann::json::parse(to_text(store_->get(key)));
-      report.ok = text.value("ok", false);
-      report.reason = text.value("reason", "");
-      report.peak_rss_bytes = text.value("peak_rss_bytes", std::uint64_t{0});
-      report.wall_s = text.value("wall_s", 0.0);
+      report = parsed_rank_report(to_text(store_->get(key)));
     } else if (outcome == KeyWait::Interrupted) {
       report.reason = "sent no outcome before rank 0 was stopped by " + interrupt_signal_name() +
                       " (its gpubench process may have died)";

@@ -29,6 +29,10 @@ struct RankReport {
   double wall_s = 0;
 };
 
+// A peer's outcome as read from the rendezvous store: a value that is not the object ranks
+// write is that rank's failure with a reason (never thrown: the report must survive it).
+RankReport parsed_rank_report(const std::string& value);
+
 // The matrix runner's side of DDP configs. Every config still runs in child processes
 // (isolation, a clean peak RSS per process); for a ddp-N config they are its ranks:
 //  - launched alone (no RANK/WORLD_SIZE, no multi-task Slurm step): this process hosts a

@@ -63,6 +63,7 @@ void save_checkpoint_file(torch::serialize::OutputArchive& archive, const std::s
 }  // namespace
 
 nlohmann::json CheckpointCheck::to_json() const {
+  if (!done) return {{"done", false}, {"reason", mismatch}};
   return {{"done", true},
           {"save_ms", save_ms},
           {"load_ms", load_ms},

@@ -9,6 +9,7 @@
 namespace gpubench {
 
 struct CheckpointCheck {
+  bool done = true;               // false: the round trip could not run (mismatch says why)
   double save_ms = 0, load_ms = 0;
   std::uint64_t bytes = 0;
   bool parameters_equal = false;  // every parameter and buffer bitwise equal

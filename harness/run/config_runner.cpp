@@ -330,11 +330,19 @@ nlohmann::json collect(PreparedConfig& c, const TrainingRun& run) {
   // in a directory of its own (no other user can plant a symlink for torch::save to follow).
   CheckpointCheck checkpoint;
   if (reporting && skipped.empty()) {
-    const PrivateDir checkpoint_dir(c.settings->scratch_dir);
-    torch::optim::Adam& saved = rank_state.whole_optimizer ? *rank_state.whole_optimizer : *c.optimizer;
-    checkpoint = check_checkpoint_round_trip(*c.workload, c.model, saved, run.last_batch.data,
-                                             checkpoint_dir.file("checkpoint.pt"), c.config.channels_last,
-                                             model_techniques(c.config, c.plan.device));
+    // A round trip that cannot run (a full TMPDIR, an unwritable folder) is the row's
+    // failure, not the loss of what the steps measured (issue 61, item 7).
+    try {
+      const PrivateDir checkpoint_dir(c.settings->scratch_dir);
+      torch::optim::Adam& saved = rank_state.whole_optimizer ? *rank_state.whole_optimizer : *c.optimizer;
+      checkpoint = check_checkpoint_round_trip(*c.workload, c.model, saved, run.last_batch.data,
+                                               checkpoint_dir.file("checkpoint.pt"), c.config.channels_last,
+                                               model_techniques(c.config, c.plan.device));
+    } catch (const std::exception& error) {
+      checkpoint = CheckpointCheck{};
+      checkpoint.done = false;
+      checkpoint.mismatch = std::string("could not run: ") + error.what();
+    }
   }
 
   nlohmann::json result = describe_run(c, run);

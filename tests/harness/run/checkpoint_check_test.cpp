@@ -5,6 +5,10 @@
 
 #include <gtest/gtest.h>
 
+#include "core/config/run_settings.h"
+
+#include "harness/run/config_runner.h"
+
 #include <cstdlib>
 
 #include "workloads/decoder_lm.h"
@@ -47,6 +51,25 @@ TEST(CheckpointCheck, RestoresTheModelWithTheTechniquesItWasTrainedWith) {
   // The same weights in the plain model give other outputs: what the check must not compare.
   const CheckpointCheck plain = check_checkpoint_round_trip(workload, trained, optimizer, probe, path);
   EXPECT_FALSE(plain.outputs_equal);
+}
+
+// A round trip that cannot run (here: its folder's parent is gone, as a full or removed
+// TMPDIR leaves it) fails the row with its reason and keeps what the steps measured (issue 61,
+// item 7).
+TEST(CheckpointCheck, ARoundTripThatCannotRunKeepsTheMeasurement) {
+  RunSettings settings;
+  settings.preset = Preset::Quick;
+  settings.steps = 3;
+  settings.warmup = 0;
+  settings.cupti = false;
+  settings.scratch_dir = "/nonexistent-gpubench-scratch/sub";
+  const nlohmann::json row = run_config_in_process(Config::parse("mlp/cpu/fp32"), settings);
+  EXPECT_EQ(row["status"], "failed");
+  EXPECT_NE(row["reason"].get<std::string>().find("checkpoint round trip failed: could not run: "), std::string::npos)
+      << row["reason"];
+  EXPECT_FALSE(row["checkpoint"]["done"].get<bool>()) << row["checkpoint"].dump();
+  EXPECT_EQ(row["steps"]["measured"], 3);
+  EXPECT_GT(row["throughput"]["samples_per_s"]["median"].get<double>(), 0);
 }
 
 }  // namespace
