@@ -102,11 +102,12 @@ int main(int argc, char** argv) {
         return with_stdout_checked(gpubench::run_matrix_command(options, joined_command_line(argc, argv)));
     }
   } catch (const gpubench::UsageError& error) {
-    // Messages quote what was given (a config id, a path): control bytes shown escaped.
-    std::cerr << "gpubench: error: " << gpubench::printable(error.what()) << "\n";
+    // Messages quote what was given (a config id, a path): control bytes and newlines shown
+    // escaped, so a given name cannot start a line that seems to be gpubench's own (issue 61, item 19).
+    std::cerr << "gpubench: error: " << gpubench::one_line(error.what()) << "\n";
     return 2;
   } catch (const std::exception& error) {
-    std::cerr << "gpubench: fatal: " << gpubench::printable(error.what()) << "\n";
+    std::cerr << "gpubench: fatal: " << gpubench::one_line(error.what()) << "\n";
     return 1;
   }
   return 0;

@@ -81,6 +81,9 @@ INSTANTIATE_TEST_SUITE_P(
         BadInput{"--workload 'mlp,'", "--workload 'mlp,' has an empty item"},
         // An id with control bytes is echoed escaped (dash has no $'...': printf makes the ESC).
         BadInput{"--matrix \"$(printf 'mlp/cpu/\\033[31mfp32')\"", "config id 'mlp/cpu/\\x1b[31mfp32'"},
+        // ... and a newline too: a given name cannot start a line that seems gpubench's own
+        // (issue 61, item 19).
+        BadInput{"--list --matrix \"$(printf 'mlp/cpu/fp32\\nFAKE LINE')\"", "config id 'mlp/cpu/fp32\\nFAKE LINE'"},
         BadInput{"--nproc 1024 --matrix mlp/cpu/fp32,mlp/cpu/fp32/ddp-2",
                  "--nproc 1024: none of the 2 config(s) of --matrix 'mlp/cpu/fp32,mlp/cpu/fp32/ddp-2' would run"},
         BadInput{"--matrix mlp/cpu/fp32 --data /nonexistent-dir", "is not a directory"},
