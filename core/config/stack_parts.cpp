@@ -60,6 +60,8 @@ Config without_part(Config config, const std::string& part) {
   } else if (part == "graph" && config.graph) {
     config.graph = false;
     config.adam = AdamKernel::Fused;  // the same kernels, launched one by one
+  } else if (part == "compile") {
+    config.compile = false;
   }
   return config;
 }
@@ -71,7 +73,8 @@ Config with_part(Config config, const std::string& part) {
     config.precision = precision;
     return config;
   }
-  const Config parsed = Config::parse("x/cuda/fp32/" + part);
+  // Parsed on cuda, where every other part exists; compile exists on the CPU only so far.
+  const Config parsed = Config::parse(std::string(part == "compile" ? "x/cpu/fp32/" : "x/cuda/fp32/") + part);
   if (parsed.parallel != ParallelMode::Single) {
     config.parallel = parsed.parallel;
     config.world_size = parsed.world_size;
@@ -81,6 +84,7 @@ Config with_part(Config config, const std::string& part) {
   config.channels_last = config.channels_last || parsed.channels_last;
   config.checkpoint = config.checkpoint || parsed.checkpoint;
   config.graph = config.graph || parsed.graph;
+  config.compile = config.compile || parsed.compile;
   return config;
 }
 
