@@ -130,6 +130,7 @@ WorkloadTraits DecoderLmWorkload::traits() const {
   traits.fp8_linears = true;  // every Linear of the layers
   traits.loss_from_output = !spec_.router_loss;
   traits.capturable = !spec_.host_reads;
+  traits.python_twin = spec_.python_twin.has_value();
   traits.real_scale = spec_.real_scale;
   return traits;
 }
