@@ -170,12 +170,7 @@ Case mlp_case() {
 
 // GPT-2's family at a few thousand parameters: 2 layers, 2 heads, 32 wide, 32 tokens.
 Case tiny_gpt2_case() {
-  Gpt2Shape shape;
-  shape.vocab = 128;
-  shape.layers = 2;
-  shape.heads = 2;
-  shape.embd = 32;
-  shape.context = 64;
+  const Gpt2Shape shape{/*vocab=*/128, /*layers=*/2, /*heads=*/2, /*embd=*/32, /*context=*/64};
   Case c;
   c.make_model = [shape] {
     torch::manual_seed(3);
