@@ -76,8 +76,8 @@ std::string read_text_or(const std::string& path, const std::string& fallback) {
 bool cached(const std::string& dir, const std::string& key) {
   std::error_code error;
   if (!fs::exists(dir + "/step.pt2", error)) return false;
-  const std::string manifest = read_text_or(dir + "/manifest.json", "");
-  return !manifest.empty() && nlohmann::json::parse(manifest, nullptr, false).value("cache_key", "") == key;
+  const nlohmann::json manifest = nlohmann::json::parse(read_text_or(dir + "/manifest.json", ""), nullptr, false);
+  return manifest.is_object() && manifest.value("cache_key", "") == key;
 }
 
 std::vector<std::string> exporter_command(const CompileRequest& request, const std::string& key, const std::string& out) {
