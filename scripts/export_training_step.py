@@ -33,7 +33,7 @@ import sys
 import time
 import traceback
 
-import torch
+torch = None  # imported by main() once the output goes to the log: its import can fail too
 
 # A check's largest error (max |package - eager| over max |eager|, loss and every gradient)
 # a package may have. fp32: the same math in another order. bf16: both sides round to bf16
@@ -70,17 +70,18 @@ def parse_args(argv):
     return args
 
 
-class TrainingStep(torch.nn.Module):
+def training_step(model, loss, precision):
     """The exported module: forward and loss, (loss,) out, autocast as gpubench's step."""
 
-    def __init__(self, model, loss, precision):
-        super().__init__()
-        self.model = model  # every exported name is "model." + the C++ name
-        self.loss, self.bf16 = loss, precision == "bf16"
+    class TrainingStep(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.model = model  # every exported name is "model." + the C++ name
 
-    def forward(self, data, target):
-        with torch.autocast("cpu", dtype=torch.bfloat16, enabled=self.bf16):
-            return (self.loss(self.model(data), target),)
+        def forward(self, data, target):
+            with torch.autocast("cpu", dtype=torch.bfloat16, enabled=precision == "bf16"):
+                return (loss(self.model(data), target),)
+    return TrainingStep()
 
 
 def example_batch(args, index_bound):
@@ -162,7 +163,7 @@ def export(args, out):
                 "name_map": "exported name = 'model.' + the C++ module's name"}
     with stage("build the Python twin"):
         model, loss, index_bound = compile_twins.make_twin(args.model, args.shape, args.attention)
-        step = TrainingStep(model, loss, args.precision).train()
+        step = training_step(model, loss, args.precision).train()
         batch = example_batch(args, index_bound)
     started = time.monotonic()
     with stage("torch.export.export"):
@@ -203,7 +204,10 @@ def main(argv):
     os.dup2(log, 1)
     os.dup2(log, 2)
     sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    global torch
     try:
+        with stage("import torch"):
+            import torch
         export(args, args.out)
     except Exception as error:
         traceback.print_exc()
