@@ -252,7 +252,7 @@ CliOptions parse_command_line(int argc, const char* const* argv) {
   app.add_option("--matrix", options.matrix_spec,
                  "all | cpu | gpu | amp | pinned | parallel | tuning | recipes | ablation | comma list of config ids, "
                  "each a stack: workload/device/precision[/pinned|pageable] and any of /dp|ddp-N|zero1-N|zero2-N|fsdp-N /accK "
-                 "/adam-foreach|adam-fused /channels-last /ckpt /graph (default: all; --rules says what cannot combine; docs/techniques.md)");
+                 "/adam-foreach|adam-fused /channels-last /ckpt /graph /compile (default: all; --rules says what cannot combine; docs/techniques.md)");
   bool list = false, rules = false;
   app.add_flag("--list", list, "Print the configs SPEC expands to and whether each can run here; run nothing");
   app.add_flag("--rules", rules, "Print the table of techniques that do not combine, and why; run nothing");

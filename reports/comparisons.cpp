@@ -32,6 +32,8 @@ std::string kind_of(const std::string& part) {
       {"ckpt", "ckpt_vs_plain"},
       // Against the eager fused-Adam row: the same kernels, so the ratio is the launches saved.
       {"graph", "graph_vs_eager"},
+      // The compiled package's step against the same eager step: what Inductor's kernels buy.
+      {"compile", "compile_vs_eager"},
   };
   if (const auto found = kinds.find(part); found != kinds.end()) return found->second;
   for (const char* mode : {"ddp", "zero1", "zero2", "fsdp"})

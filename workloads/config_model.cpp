@@ -141,6 +141,7 @@ DecoderLmSpec gpt2_lm_spec(const std::string& name, const Gpt2Shape& shape, std:
   spec.vocab = shape.vocab;
   spec.seq_len = seq_len;
   spec.gated_mlp = false;
+  spec.python_twin = gpt2_python_twin(shape);
   return spec;
 }
 

@@ -131,6 +131,7 @@ WorkloadTraits DecoderLmWorkload::traits() const {
   traits.loss_from_output = !spec_.router_loss;
   traits.capturable = !spec_.host_reads;
   traits.experts = static_cast<int>(spec_.experts);
+  traits.python_twin = spec_.python_twin.has_value();
   traits.real_scale = spec_.real_scale;
   return traits;
 }

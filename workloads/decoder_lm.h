@@ -44,6 +44,7 @@ struct DecoderLmSpec {
   bool real_scale = true;
   nlohmann::json definition;  // the family's describe() plus where it came from
   std::string seq_len_reason;  // how seq_len was chosen, for the row
+  std::optional<PythonTwin> python_twin;  // the compile technique's twin (gpt2 family so far)
 };
 
 class DecoderLmWorkload final : public Workload {
@@ -65,6 +66,7 @@ class DecoderLmWorkload final : public Workload {
   std::string real_data_format() const override;
   bool real_scale() const override { return spec_.real_scale; }
   WorkloadTraits traits() const override;
+  std::optional<PythonTwin> python_twin() const override { return spec_.python_twin; }
   std::optional<MemoryEstimate> memory_estimate(const Config& config, std::int64_t batch_size) const override;
   std::optional<std::int64_t> declared_parameters() const override { return spec_.parameters; }
   std::unique_ptr<Workload> on_device(DeviceKind device) const override;

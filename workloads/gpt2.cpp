@@ -106,6 +106,12 @@ void Gpt2Impl::use_fp8_linears() {
   }
 }
 
+PythonTwin gpt2_python_twin(const Gpt2Shape& shape) {
+  return {"gpt2", {{"vocab", shape.vocab}, {"layers", shape.layers}, {"heads", shape.heads}, {"embd", shape.embd},
+                   {"context", shape.context}, {"inner", shape.inner}, {"layer_norm_eps", shape.layer_norm_eps},
+                   {"tanh_gelu", shape.tanh_gelu}}};
+}
+
 Model make_gpt2_model(const Gpt2Shape& shape, const ModelTechniques& techniques, const WeightLoader& load) {
   Gpt2 model = filled_on(Gpt2(shape), techniques.device, load);
   model->segments.checkpoint = techniques.checkpoint;
@@ -167,6 +173,7 @@ WorkloadTraits Gpt2Workload::traits() const {
   traits.units = true;        // the same blocks
   traits.fp8_linears = true;  // every Linear of the blocks
   traits.real_scale = true;
+  traits.python_twin = true;
   return traits;
 }
 

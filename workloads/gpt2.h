@@ -86,6 +86,9 @@ struct Gpt2Impl : torch::nn::Cloneable<Gpt2Impl> {
 };
 TORCH_MODULE(Gpt2);
 
+// The compile technique's Python twin of a GPT-2 of `shape` (scripts/compile_twins.py's Gpt2).
+PythonTwin gpt2_python_twin(const Gpt2Shape& shape);
+
 // A GPT-2 ready to train: its parameters made on techniques.device, filled by `load`, or
 // with none by init_weights() there; ckpt and fp8 as the techniques ask.
 Model make_gpt2_model(const Gpt2Shape& shape, const ModelTechniques& techniques, const WeightLoader& load = {});
@@ -115,6 +118,7 @@ class Gpt2Workload final : public Workload {
   std::string real_data_format() const override;
   bool real_scale() const override { return true; }
   WorkloadTraits traits() const override;
+  std::optional<PythonTwin> python_twin() const override { return gpt2_python_twin({}); }
   std::optional<std::int64_t> declared_parameters() const override { return Gpt2Shape{}.parameters(); }
   std::optional<MemoryEstimate> memory_estimate(const Config& config, std::int64_t batch_size) const override;
 };

@@ -29,6 +29,7 @@ Model MlpWorkload::make_model() const {
 WorkloadTraits MlpWorkload::traits() const {
   WorkloadTraits traits = Workload::traits();
   traits.units = true;  // its three Linear layers
+  traits.python_twin = true;
   return traits;
 }
 

@@ -27,6 +27,7 @@ class MlpWorkload final : public Workload {
   std::int64_t forward_macs_per_sample() const override { return Mlp()->forward_macs_per_sample(); }
   std::string real_data_format() const override;
   WorkloadTraits traits() const override;
+  std::optional<PythonTwin> python_twin() const override { return PythonTwin{"mlp"}; }
 };
 
 }  // namespace gpubench

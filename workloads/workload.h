@@ -37,6 +37,14 @@ struct ModelTechniques {
   torch::Device device = torch::kCPU;
 };
 
+// The Python twin of a workload's model that the compile technique exports
+// (scripts/compile_twins.py): its name there and the C++ model's shape, as JSON fields the
+// twin reads (gpt2: Gpt2Shape's). Part of the compiled package's cache key.
+struct PythonTwin {
+  std::string name;
+  nlohmann::json shape = nlohmann::json::object();
+};
+
 // One training workload: model, dataset and loss, with its exact definition recorded in
 // the report so other tools can be compared against it. Adam lr 1e-3 for all.
 class Workload {
@@ -69,6 +77,8 @@ class Workload {
   // The standard models (resnet50, gpt2): a step takes seconds on a CPU, so groups leave
   // their CPU configs out on a machine without a GPU unless they are asked for by name.
   virtual bool real_scale() const { return false; }
+  // The twin the compile technique exports; nullopt: none (traits().python_twin is false).
+  virtual std::optional<PythonTwin> python_twin() const { return std::nullopt; }
   // What the model offers the techniques that change it (technique_rules.h reads these):
   // by default cloneable, nothing else; real_scale() copied in.
   virtual WorkloadTraits traits() const;

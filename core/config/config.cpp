@@ -13,7 +13,7 @@ namespace {
 
 const char* const kGrammar =
     "expected workload/device/precision[/pinned|pageable] and any of /dp|ddp-N|zero1-N|zero2-N|fsdp-N, /ep-K, /accK, /adam-foreach|adam-fused, "
-    "/channels-last, /ckpt, /graph, e.g. mlp/cpu/fp32, cnn/cuda/amp-bf16/pinned/adam-fused/channels-last";
+    "/channels-last, /ckpt, /graph, /compile, e.g. mlp/cpu/fp32, cnn/cuda/amp-bf16/pinned/adam-fused/channels-last";
 
 UsageError bad_id(const std::string& id, const std::string& why) {
   return UsageError("config id '" + id + "': " + why + " (" + kGrammar + ")");
@@ -96,6 +96,7 @@ std::string apply_segment(const std::string& id, const std::string& text, Config
   if (text == "channels-last") config.channels_last = true;
   else if (text == "ckpt") config.checkpoint = true;
   else if (text == "graph") config.graph = true;
+  else if (text == "compile") config.compile = true;
   else return "";
   return text;
 }
@@ -150,6 +151,7 @@ std::vector<std::string> Config::technique_segments() const {
   if (channels_last) segments.push_back("channels-last");
   if (checkpoint) segments.push_back("ckpt");
   if (graph) segments.push_back("graph");
+  if (compile) segments.push_back("compile");
   return segments;
 }
 

@@ -32,8 +32,10 @@ enum class AdamKernel { Loop, Foreach, Fused };
 //                                      it replays fused Adam, so graph implies adam-fused)
 //   experts       ep-K                (a mixture of experts' experts split over groups of K
 //                                      ranks of the multi-rank mode, N a multiple of K)
+//   compile       compile             (forward, loss and backward exported as one joint graph,
+//                                      compiled ahead of time by Inductor: docs/techniques.md)
 // The segments after the precision may come in any order; id() prints the canonical one:
-//   workload/device/precision[/pinned|pageable][/dp|ddp-N|zero1-N|zero2-N|fsdp-N][/ep-K][/accK][/adam-*][/channels-last][/ckpt][/graph]
+//   workload/device/precision[/pinned|pageable][/dp|ddp-N|zero1-N|zero2-N|fsdp-N][/ep-K][/accK][/adam-*][/channels-last][/ckpt][/graph][/compile]
 // (host memory defaults to pinned on cuda and is printed there; graph prints no adam-fused).
 // Every id of the one-technique grammar keeps its meaning and spelling.
 // Which techniques cannot combine, and why, is config/technique_rules.h's table.
@@ -57,6 +59,7 @@ struct Config {
   // Expert parallel (ep-K): ranks per group that split a mixture of experts' experts; 1 is
   // none. Composes with ddp-N, zero1-N, zero2-N and fsdp-N whose N is a multiple of K.
   int expert_parallel = 1;
+  bool compile = false;                // the step run from an ahead-of-time compiled package
 
   std::string id() const;
   // Throws UsageError naming the bad segment and what was expected, or the rule of

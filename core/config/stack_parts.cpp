@@ -63,6 +63,8 @@ Config without_part(Config config, const std::string& part) {
   } else if (part == "graph" && config.graph) {
     config.graph = false;
     config.adam = AdamKernel::Fused;  // the same kernels, launched one by one
+  } else if (part == "compile") {
+    config.compile = false;
   }
   return config;
 }
@@ -76,7 +78,9 @@ Config with_part(Config config, const std::string& part) {
   }
   // ep-K alone is no id (it needs a multi-rank mode): parsed beside ddp-K, which it keeps.
   const bool expert_part = starts_with(part, "ep-");
-  const Config parsed = Config::parse("x/cuda/fp32/" + (expert_part ? "ddp-" + part.substr(3) + "/" : std::string()) + part);
+  // Parsed on cuda, where every other part exists; compile exists on the CPU only so far.
+  const std::string prefix = part == "compile" ? "x/cpu/fp32/" : "x/cuda/fp32/";
+  const Config parsed = Config::parse(prefix + (expert_part ? "ddp-" + part.substr(3) + "/" : std::string()) + part);
   if (expert_part) {
     config.expert_parallel = parsed.expert_parallel;
     return config;
@@ -91,6 +95,7 @@ Config with_part(Config config, const std::string& part) {
   config.channels_last = config.channels_last || parsed.channels_last;
   config.checkpoint = config.checkpoint || parsed.checkpoint;
   config.graph = config.graph || parsed.graph;
+  config.compile = config.compile || parsed.compile;
   return config;
 }
 

@@ -70,6 +70,31 @@ const std::vector<TechniqueRule>& technique_rules() {
       {S::Id, "ep-K", "ckpt",
        "ckpt would recompute each block's forward inside backward, and with ep-K that forward sends tokens to "
        "other ranks: the recompute would repeat the all-to-alls in an order the ranks do not agree on"},
+      // What the compiled step (docs/techniques.md, "compile") does not hold yet: its first
+      // slice is one process on the CPU, fp32 or bf16, one batch a step.
+      {S::Id, "compile", "cuda",
+       "compile's packages are built for the CPU so far: a CUDA package is compiled by Inductor's Triton on the GPU "
+       "machine, which gpubench does not drive yet"},
+      {S::Id, "compile", "accK",
+       "the compiled step returns one batch's gradients and sets them; accumulating micro-batches is not built yet"},
+      {S::Id, "compile", "ddp-N",
+       "gpubench's DDP reducer all-reduces from autograd hooks during backward, and the compiled step's backward runs "
+       "inside the package, without autograd: not built yet"},
+      {S::Id, "compile", "zero1-N",
+       "zero1-N reduces gradients from autograd hooks during backward, which the compiled step's backward (inside the "
+       "package) does not call: not built yet"},
+      {S::Id, "compile", "zero2-N",
+       "zero2-N reduce-scatters gradients from autograd hooks during backward, which the compiled step's backward "
+       "(inside the package) does not call: not built yet"},
+      {S::Id, "compile", "fsdp-N",
+       "fsdp-N gathers and frees each unit's parameters around its forward and backward, and the compiled step runs the "
+       "whole model as one call with every parameter a constant"},
+      {S::Id, "compile", "ckpt",
+       "ckpt recomputes blocks in autograd's backward; the compiled step's backward is Inductor's, which decides for "
+       "itself what to save and what to recompute"},
+      {S::Id, "compile", "channels-last",
+       "the compiled step is exported for the batch's layout as the Python twin makes it (NCHW); channels-last is not "
+       "exported yet"},
       // What the model must offer.
       {S::Workload, "channels-last", "image-batches",
        "channels-last lays 4-d image batches (NCHW) out as NHWC, and this workload has no 4-d tensors"},
@@ -89,6 +114,9 @@ const std::vector<TechniqueRule>& technique_rules() {
        "reads what its blocks computed (a mixture of experts' router logits, for the load-balancing loss "
        "output_router_logits asks for): that part of the loss would get no gradient; with output_router_logits "
        "false (HF's default) it trains with ckpt"},
+      {S::Workload, "compile", "python-twin",
+       "compile exports the training step from the workload's Python twin (scripts/compile_twins.py), and this "
+       "workload has none yet (mlp, gpt2 and config'd GPT-2 models have one)"},
       {S::Workload, "graph", "capturable",
        "graph captures the step's kernels once and replays them, and this model's forward reads a device value on "
        "the host every step (a mixture of experts' loop reads each expert's token count), which a capture refuses"},
@@ -121,6 +149,7 @@ std::vector<std::string> WorkloadTraits::names() const {
   if (loss_from_output) out.push_back("loss-from-output");
   if (capturable) out.push_back("capturable");
   if (experts > 0) out.push_back("experts");
+  if (python_twin) out.push_back("python-twin");
   return out;
 }
 
@@ -135,6 +164,7 @@ std::vector<std::string> config_words(const Config& config) {
   if (config.checkpoint) words.push_back("ckpt");
   if (config.graph) words.push_back("graph");
   if (config.expert_parallel > 1) words.push_back("ep-K");
+  if (config.compile) words.push_back("compile");
   return words;
 }
 

@@ -19,6 +19,8 @@
 #include "harness/run/memory_check.h"
 #include "harness/run/config_json.h"
 #include "harness/run/config_sizes.h"
+#include "harness/run/compile_package.h"
+#include "harness/run/compiled_step.h"
 #include "harness/run/cuda_graph_step.h"
 #include "harness/run/execution_plan.h"
 #include "harness/run/channels_last.h"
@@ -71,6 +73,8 @@ struct PreparedConfig {
   std::unique_ptr<CudaGraphStep> graph;  // the graph variant; its side stream is current while it lives
   Model model;
   std::unique_ptr<torch::optim::Adam> optimizer;
+  std::optional<CompiledPackage> package;         // compile: the cached or new package
+  std::unique_ptr<CompiledTrainingStep> compiled;  // compile: the package bound to the model's tensors
   std::unique_ptr<BatchSource> source;
   std::optional<OverheadSchedule> overhead;
   ConfigProbes probes;
@@ -169,6 +173,7 @@ TrainerSpec trainer_spec(PreparedConfig& c) {
   spec.data_parallel_devices = c.plan.data_parallel_devices;
   spec.channels_last_input = c.config.channels_last;
   spec.graph = c.graph.get();
+  spec.compiled = c.compiled.get();
   spec.gradient_sync = c.sync;
   return spec;
 }
@@ -206,6 +211,12 @@ void prepare(PreparedConfig& c) {
       });
   }
   c.optimizer = make_optimizer(c.config, c.ddp ? c.ddp->optimizer_parameters(c.model) : c.model.module->parameters());
+  // Exported for this batch's shape (Python runs here, before any step), then bound to the
+  // model's tensors where they now live.
+  if (c.config.compile) {
+    c.package = compiled_package(compile_request(*c.workload, c.config, dataset.first(c.sizes.batch_size), c.threads));
+    c.compiled = std::make_unique<CompiledTrainingStep>(*c.package, *c.model.module);
+  }
   LoaderOptions loader_options{c.sizes.batch_size, settings.workers, DataShard{0, 1, settings.seed}};
   if (c.ddp) loader_options.shard = c.ddp->data_shard();
   c.source = c.plan.make_batch_source(std::move(dataset), loader_options);
@@ -352,6 +363,7 @@ nlohmann::json collect(PreparedConfig& c, const TrainingRun& run) {
     result["cuda_graph"] = c.graph->describe();
     result["cuda_graph"]["eager_warmup_steps"] = c.sizes.warmup;
   }
+  if (c.package) result["compile"] = c.package->to_json();
   if (c.overhead)
     result["overhead"] =
         overhead_json(*c.overhead, run.step_ms, c.probes.cost->measured_step_us(),

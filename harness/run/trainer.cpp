@@ -6,6 +6,7 @@
 #include <optional>
 #include <thread>
 
+#include "harness/run/compiled_step.h"
 #include "workloads/autocast_scope.h"
 
 namespace gpubench {
@@ -88,6 +89,21 @@ torch::Tensor Trainer::eager_step(Model& model, torch::optim::Optimizer& optimiz
   return step_loss;
 }
 
+torch::Tensor Trainer::compiled_step(torch::optim::Optimizer& optimizer, BatchSource& source, LossScaler& scaler,
+                                     Batch& last_batch) {
+  Batch host = phase(Phase::Data, [&] { return source.next(); });
+  Batch batch = phase(Phase::H2D, [&] { return source.to_device(std::move(host)); });
+  // The package was exported under autocast where the config asks for it: no scope here.
+  torch::Tensor loss = phase(Phase::Forward, [&] { return spec_.compiled->run(batch.data, batch.target); });
+  phase(Phase::Backward, [] {});
+  phase(Phase::Optimizer, [&] {
+    scaler.step(optimizer);
+    scaler.update();
+  });
+  last_batch = std::move(batch);
+  return loss;
+}
+
 void Trainer::capture_step(Model& model, torch::optim::Optimizer& optimizer, const Workload& workload,
                            const Batch& example, LossScaler& scaler) {
   static_batch_ = Batch(example.data.clone(), example.target.clone());
@@ -167,6 +183,8 @@ TrainingRun Trainer::run(Model& model, torch::optim::Optimizer& optimizer, const
       Batch host = phase(Phase::Data, [&] { return source.next(); });
       batch = phase(Phase::H2D, [&] { return into_static_input(source.to_device(std::move(host))); });
       loss = replayed_step(scaler);
+    } else if (spec_.compiled) {
+      loss = compiled_step(optimizer, source, scaler, batch);
     } else {
       loss = eager_step(model, optimizer, workload, source, scaler, batch);
     }

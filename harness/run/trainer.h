@@ -15,6 +15,8 @@
 
 namespace gpubench {
 
+class CompiledTrainingStep;
+
 // Thrown when training itself goes wrong (NaN/inf loss): the config fails, the matrix goes on.
 class TrainingFailure : public std::runtime_error {
  public:
@@ -47,6 +49,10 @@ struct TrainerSpec {
   // and every measured step replays it (needs warmup_steps >= 1 and an optimizer that
   // steps on the device: fused Adam).
   StepGraph* graph = nullptr;  // CudaGraphStep
+  // Set for compile: each step's forward, loss and backward are one call of the compiled
+  // package (in the Forward phase: the phases inside it are Inductor's); the optimizer is
+  // LibTorch's. One batch a step (no accumulation).
+  CompiledTrainingStep* compiled = nullptr;
   // Set for DDP and the sharded modes: averages gradients across ranks inside the Backward
   // phase (and, sharded, gathers parameters in Forward and after the optimizer).
   GradientSync* gradient_sync = nullptr;
@@ -90,6 +96,9 @@ class Trainer {
   // loss (the micro-batches' mean); `last_batch` gets the last micro-batch on the device.
   torch::Tensor eager_step(Model& model, torch::optim::Optimizer& optimizer, const Workload& workload,
                            BatchSource& source, LossScaler& scaler, Batch& last_batch);
+  // Data -> H2D -> the compiled step (Forward; Backward stays empty) -> optimizer step.
+  torch::Tensor compiled_step(torch::optim::Optimizer& optimizer, BatchSource& source, LossScaler& scaler,
+                              Batch& last_batch);
   // Records that step into spec_.graph on static copies of `example`, the loss scaler's
   // scale, step and update included (a GradScaler keeps its state on the device, and fused
   // Adam unscales and skips there); runs nothing.

@@ -21,13 +21,13 @@ struct TechniquePair {
 
 // The built-in workloads the pairs use and their traits (tests/workloads checks that these
 // are the workloads' own): mlp has units (its layers) and cloning, cnn image batches and
-// blocks, gpt2 blocks and FP8 Linear layers.
+// blocks, gpt2 blocks and FP8 Linear layers; mlp and gpt2 have a Python twin (compile).
 inline const std::map<std::string, WorkloadTraits>& pair_workload_traits() {
   static const std::map<std::string, WorkloadTraits> traits = [] {
     std::map<std::string, WorkloadTraits> t;
-    t["mlp"].units = true;
+    t["mlp"].units = t["mlp"].python_twin = true;
     t["cnn"].image_batches = t["cnn"].segments = t["cnn"].units = true;
-    t["gpt2"].segments = t["gpt2"].units = t["gpt2"].fp8_linears = t["gpt2"].real_scale = true;
+    t["gpt2"].segments = t["gpt2"].units = t["gpt2"].fp8_linears = t["gpt2"].real_scale = t["gpt2"].python_twin = true;
     return t;
   }();
   return traits;
@@ -38,7 +38,8 @@ inline std::vector<TechniquePair> technique_pairs(DeviceKind device) {
   const std::string ranks = device == DeviceKind::Cuda ? "-1" : "-2";
   const std::vector<std::string> words = {"bf16", "amp-fp16", "amp-bf16", "tf32", "fp8", "pinned", "pageable", "dp",
                                           "ddp" + ranks, "zero1" + ranks, "zero2" + ranks, "fsdp" + ranks,
-                                          "acc2", "adam-foreach", "adam-fused", "channels-last", "ckpt", "graph"};
+                                          "acc2", "adam-foreach", "adam-fused", "channels-last", "ckpt", "graph",
+                                          "compile"};
   const auto is_precision = [&](const std::string& w) {
     return std::find(precisions.begin(), precisions.end(), w) != precisions.end();
   };

@@ -63,6 +63,13 @@ TEST(ConfigId, TechniquesComposeInAnyOrderAndPrintCanonically) {
     EXPECT_EQ(Config::parse(id).id(), id);
 }
 
+TEST(ConfigId, CompileIsTheLastSegmentAndComposesWithTheAdamKernels) {
+  const Config compiled = Config::parse("mlp/cpu/bf16/compile/adam-fused");
+  EXPECT_TRUE(compiled.compile);
+  EXPECT_EQ(compiled.id(), "mlp/cpu/bf16/adam-fused/compile");
+  EXPECT_EQ(Config::parse("gpt2/cpu/fp32/compile").technique_segments(), std::vector<std::string>{"compile"});
+}
+
 void expect_rejected(const std::string& id, const std::string& fragment) {
   try {
     Config::parse(id);
@@ -107,6 +114,9 @@ TEST(ConfigId, RejectsBadIdsNamingTheProblem) {
   expect_rejected("mlp/cpu/fp32/ddp-2/ddp-4", "sets what another segment set already");
   expect_rejected("mlp/cpu/fp32/ckpt/ckpt", "given twice");
   expect_rejected("gpt2/cpu/fp8", "fp8 with cpu");
+  expect_rejected("mlp/cuda/fp32/compile", "compile with cuda");
+  expect_rejected("mlp/cpu/fp32/acc2/compile", "compile with accK");
+  expect_rejected("gpt2/cpu/fp32/ckpt/compile", "compile with ckpt");
 }
 
 }  // namespace
