@@ -47,12 +47,9 @@ nlohmann::json moe_config() {
 
 std::unique_ptr<Workload> make_moe_workload(std::optional<std::int64_t> seq_len) {
   const DecoderConfig config = parse_decoder_config(moe_config(), "the built-in moe workload's config");
-  DecoderLmSpec spec = decoder_lm_spec("moe", config.shape, seq_len.value_or(2048));
+  DecoderLmSpec spec = builtin_decoder_spec("moe", config.shape, seq_len,
+                                            "built-in: 2048 tokens, with micro-batch 4 within an 80 GB GPU (docs/workloads.md)");
   spec.parameters = config.parameter_count();
-  spec.seq_len_reason = seq_len ? "--seq-len" : "built-in: 2048 tokens, with micro-batch 4 within an 80 GB GPU (docs/workloads.md)";
-  spec.gpu_batch = 4;
-  spec.cpu_batch = 1;
-  set_cpu_sequence(spec, seq_len.has_value());
   spec.definition["definition"] =
       "a fine-grained mixture of experts: Qwen3-30B-A3B's config.json (qwen3_moe) at half its width, a third of its "
       "depth and half its experts: 16 layers, hidden 1024, 16 heads (4 key/value) of 64 with per-head q/k RMSNorm, 64 "

@@ -246,13 +246,20 @@ DecoderLmSpec decoder_lm_spec(const std::string& name, const DecoderShape& shape
   return spec;
 }
 
-std::unique_ptr<Workload> make_llama_workload(std::optional<std::int64_t> seq_len) {
-  DecoderLmSpec spec = decoder_lm_spec("llama", DecoderShape::llama_3_2_1b(), seq_len.value_or(2048));
-  spec.seq_len_reason = seq_len ? "--seq-len" : "built-in: 2048 of Llama 3.2's 131072-token context, with micro-batch 4 "
-                                                "~54 GB of an 80 GB GPU (workloads/README.md)";
+DecoderLmSpec builtin_decoder_spec(const std::string& name, const DecoderShape& shape, std::optional<std::int64_t> seq_len,
+                                   const std::string& default_reason) {
+  DecoderLmSpec spec = decoder_lm_spec(name, shape, seq_len.value_or(2048));
+  spec.seq_len_reason = seq_len ? "--seq-len" : default_reason;
   spec.gpu_batch = 4;
   spec.cpu_batch = 1;
   set_cpu_sequence(spec, seq_len.has_value());
+  return spec;
+}
+
+std::unique_ptr<Workload> make_llama_workload(std::optional<std::int64_t> seq_len) {
+  DecoderLmSpec spec = builtin_decoder_spec("llama", DecoderShape::llama_3_2_1b(), seq_len,
+                                            "built-in: 2048 of Llama 3.2's 131072-token context, with micro-batch 4 "
+                                            "~54 GB of an 80 GB GPU (workloads/README.md)");
   spec.definition["definition"] =
       "Llama-3.2-1B's shape (meta-llama/Llama-3.2-1B config.json): 16 layers, hidden 2048, 32 heads, 8 KV heads, "
       "head_dim 64, SwiGLU 8192, RMSNorm eps 1e-5, RoPE theta 500000 with llama3 scaling, tied embeddings, vocab "

@@ -88,6 +88,10 @@ struct DecoderShape;
 // and the tests'; batches and reasons are the caller's). `load` fills its weights.
 DecoderLmSpec decoder_lm_spec(const std::string& name, const DecoderShape& shape, std::int64_t seq_len,
                               const WeightLoader& load = {});
+// A built-in decoder's spec: 2048 tokens unless --seq-len (`default_reason` says why),
+// micro-batch 4 on a GPU and 1 on a CPU, the CPU's shorter default sequence.
+DecoderLmSpec builtin_decoder_spec(const std::string& name, const DecoderShape& shape, std::optional<std::int64_t> seq_len,
+                                   const std::string& default_reason);
 
 // A decoder's whole estimate (memory_estimate.h) from its sizes: every decoder workload's
 // (the built-in gpt2 and transformer too). Activations: what each layer's forward keeps for
