@@ -1,11 +1,12 @@
 #pragma once
 // The one decoder's mixture-of-experts block (MoeShape in workloads/formats/decoder_shape.h),
-// as transformers 5.17 computes Mixtral's, Qwen2/3-MoE's and OLMoE's: a router without bias,
-// softmax in fp32 over every expert, the top k kept (renormalised where the family does), and
-// each expert a gated MLP computed over the tokens routed to it, one GEMM per expert (the
-// dropless token-choice form; HF's grouped_mm gives the same numbers). Parameter names are
-// the checkpoints' (mlp.gate, mlp.experts.E.gate_proj/up_proj/down_proj, mlp.shared_expert,
-// mlp.shared_expert_gate; Mixtral's renamed by its family's map).
+// as transformers 5.17 computes Mixtral's, Qwen2/3-MoE's, OLMoE's, gpt-oss's and DeepSeek-V3's:
+// a router (softmax over every expert then the top k; the top k logits then their softmax;
+// or DeepSeek's group-limited sigmoid choice), and each expert a gated MLP computed over the
+// tokens routed to it, one GEMM per expert (the dropless token-choice form; HF's grouped_mm
+// gives the same numbers). Parameter names are the checkpoints' (mlp.gate, mlp.experts.E.
+// gate_proj/up_proj/down_proj or gpt-oss's stacked mlp.experts.gate_up_proj/down_proj and
+// their biases, mlp.shared_expert, mlp.shared_expert_gate; a family's map renames them).
 #include <cstdint>
 #include <vector>
 
@@ -15,20 +16,49 @@
 
 namespace gpubench {
 
+// gpt-oss's experts as its checkpoint holds them: gate_up_proj [E, hidden, 2I] (gate and up
+// interleaved on the last dim), down_proj [E, I, hidden], each applied as x @ W (+ bias),
+// between them gpt-oss's GLU (clamped at swiglu_limit where the shape has one).
+struct StackedExpertsImpl : torch::nn::Cloneable<StackedExpertsImpl> {
+  explicit StackedExpertsImpl(DecoderShape shape) : shape(std::move(shape)) { reset(); }
+  void reset() override;
+  void init_weights();  // HF's: N(0, 0.02), biases 0
+  // `routed` [rows, hidden] sorted by expert, `sizes` each expert's rows: [rows, hidden].
+  torch::Tensor forward(const torch::Tensor& routed, const std::vector<std::int64_t>& sizes);
+  DecoderShape shape;
+  torch::Tensor gate_up_proj, gate_up_proj_bias, down_proj, down_proj_bias;
+};
+TORCH_MODULE(StackedExperts);
+
+// The router's choice for each token: `chosen` [tokens, k] experts, `weights` [tokens, k].
+struct Routing {
+  torch::Tensor weights, chosen;
+};
+
 struct DecoderMoeImpl : torch::nn::Cloneable<DecoderMoeImpl> {
   explicit DecoderMoeImpl(DecoderShape shape) : shape(std::move(shape)) { reset(); }
   void reset() override;
+  void init_weights();  // e_score_correction_bias 0, as HF's init (the linears are the model's)
   torch::Tensor forward(const torch::Tensor& x);
+  Routing route(const torch::Tensor& flat);
   DecoderShape shape;
   FamilyLinear gate{nullptr}, shared_expert_gate{nullptr};
-  torch::nn::ModuleList experts{nullptr};
+  torch::nn::ModuleList experts{nullptr};  // PerExpert
+  StackedExperts stacked{nullptr};         // Stacked, registered as "experts"
   DecoderMlp shared_expert{nullptr};
+  // DeepSeek's: added to the scores for the choice only, a buffer (no gradient; HF's
+  // e_score_correction_bias, held by the checkpoint as gate.e_score_correction_bias).
+  torch::Tensor score_correction_bias;
   // The router's logits of the last forward that kept a graph ([tokens, experts]), for the
   // load-balancing loss; undefined once taken.
   torch::Tensor router_logits;
   // Top-k slots each expert took, summed over the forwards that kept a graph (the training
   // steps'), for the row's load; on the device, read once at the end.
   torch::Tensor tokens_per_expert;
+
+ private:
+  void keep_for_loss(const torch::Tensor& logits);  // with a load-balancing loss, while training
+  torch::Tensor per_expert_forward(const torch::Tensor& routed, const std::vector<std::int64_t>& sizes);
 };
 TORCH_MODULE(DecoderMoe);
 
