@@ -139,8 +139,10 @@ Routing DecoderMoeImpl::route(const torch::Tensor& flat) {
 torch::Tensor DecoderMoeImpl::per_expert_forward(const torch::Tensor& routed, const std::vector<std::int64_t>& sizes) {
   std::vector<torch::Tensor> outputs;
   std::int64_t start = 0;
+  // An expert without tokens still computes its empty slice: its weights then get a zero
+  // gradient every backward, as the stacked layout's and HF's grouped_mm's do, so every rank
+  // of a sharded mode reduces the same units in the same order whatever its tokens chose.
   for (std::size_t e = 0; e < sizes.size(); ++e) {
-    if (sizes[e] == 0) continue;
     auto* expert = experts->ptr<DecoderMlpImpl>(e).get();
     outputs.push_back(expert->forward(routed.narrow(0, start, sizes[e])));
     start += sizes[e];
