@@ -46,6 +46,7 @@ import torch.nn.functional as F
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import hf_family_cases  # noqa: E402
 import hf_moe_cases  # noqa: E402
+import hf_moe_frontier_cases  # noqa: E402
 import hf_published_configs  # noqa: E402
 
 SEED, DATA_SEED, BATCH, SEQ = 0, 1234, 2, 24
@@ -113,6 +114,7 @@ CASES = {
 
 CASES.update(hf_family_cases.CASES)  # entries there carry a 4th element, the options run_case reads
 CASES.update(hf_moe_cases.CASES)
+CASES.update(hf_moe_frontier_cases.CASES)
 
 # --count-params: the published config.json of each model (huggingface.co/<repo>/blob/main/config.json), written
 # down from the hub files as published (transformers-4.x spelling); no network is used.
@@ -221,6 +223,8 @@ def run_case(name, outdir):
     with torch.no_grad():
         for _, param in built.named_parameters():
             param.add_(torch.randn(param.shape, generator=generator) * PERTURB)
+    if "prepare" in options:  # weights a check needs (a buffer's value, a clamp that bites)
+        options["prepare"](built)
     built.save_pretrained(folder, safe_serialization=True)
     if v4_json:  # 5.x writes rope_parameters: put the 4.x-spelled file there instead, to be read back
         with open(os.path.join(folder, "config.json"), "w") as f:
@@ -265,7 +269,7 @@ def run_case(name, outdir):
             tensors["aux_loss"] = aux.detach().reshape(()).contiguous()
     renamed, left_out, split = {}, [], {}
     for pname, param in model.named_parameters():
-        if pname not in saved and moe and ".experts." in pname:
+        if pname not in saved and ".experts." in pname:  # deepseek_v3's too (no aux loss: not `moe`)
             parts = saved_parts(pname, param, saved)
             assert param.grad is not None, pname + " got no gradient"
             for key, e, rows in parts:
