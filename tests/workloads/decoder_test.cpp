@@ -140,14 +140,9 @@ std::vector<DecoderShape> option_variants() {
   oss.moe.swiglu_limit = 7.0;
   variants.push_back(oss);
   DecoderShape deepseek = tiny_llama();  // DeepSeek-like: latent attention, sigmoid routing in groups
-  LatentAttentionShape latent;
-  latent.q_lora_rank = 12;
-  latent.kv_lora_rank = 10;
-  latent.qk_nope_head_dim = 6;
-  latent.qk_rope_head_dim = 4;
-  latent.v_head_dim = 8;
-  deepseek.latent = latent;
-  deepseek.head_dim = latent.qk_rope_head_dim;
+  // q_lora_rank 12, kv_lora_rank 10, nope 6, rope 4, v 8.
+  deepseek.latent = LatentAttentionShape{12, 10, 6, 4, 8};
+  deepseek.head_dim = deepseek.latent->qk_rope_head_dim;
   deepseek.kv_heads = deepseek.heads;
   deepseek.rope_interleave = true;
   deepseek.moe.experts = 4;
