@@ -79,11 +79,22 @@ torch::Tensor StackedExpertsImpl::forward(const torch::Tensor& routed, const std
   return torch::cat(outputs);
 }
 
+void MoeRouterImpl::reset() {
+  weight = register_parameter("weight", torch::empty({experts, hidden}));
+  if (with_bias) bias = register_parameter("bias", torch::empty({experts}));
+  if (correction_bias) e_score_correction_bias = register_buffer("e_score_correction_bias", torch::zeros({experts}));
+}
+
+void MoeRouterImpl::init_weights() {
+  torch::NoGradGuard no_grad;
+  weight.normal_(0.0, 0.02);
+  if (bias.defined()) bias.zero_();
+  if (e_score_correction_bias.defined()) e_score_correction_bias.zero_();
+}
+
 void DecoderMoeImpl::reset() {
   const MoeShape& moe = shape.moe;
-  gate = register_module("gate", FamilyLinear(shape.hidden, moe.experts, moe.router_bias));
-  if (moe.score_correction_bias)
-    score_correction_bias = gate->register_buffer("e_score_correction_bias", torch::zeros({moe.experts}));
+  gate = register_module("gate", MoeRouter(shape.hidden, moe.experts, moe.router_bias, moe.score_correction_bias));
   if (moe.layout == MoeShape::Experts::Stacked) {
     stacked = register_module("experts", StackedExperts(shape));
   } else {
@@ -96,10 +107,7 @@ void DecoderMoeImpl::reset() {
   }
 }
 
-void DecoderMoeImpl::init_weights() {
-  torch::NoGradGuard no_grad;
-  if (score_correction_bias.defined()) score_correction_bias.zero_();
-}
+void DecoderMoeImpl::init_weights() { gate->init_weights(); }
 
 void DecoderMoeImpl::keep_for_loss(const torch::Tensor& logits) {
   if (shape.moe.aux_loss_coef && torch::GradMode::is_enabled()) router_logits = logits;
@@ -113,7 +121,8 @@ Routing DecoderMoeImpl::route(const torch::Tensor& flat) {
     const auto logits = torch::linear(flat.to(torch::kFloat32), gate->weight.to(torch::kFloat32));
     keep_for_loss(logits);
     const auto scores = torch::sigmoid(logits);
-    auto for_choice = score_correction_bias.defined() ? scores + score_correction_bias : scores;
+    const torch::Tensor& correction = gate->e_score_correction_bias;
+    auto for_choice = correction.defined() ? scores + correction : scores;
     if (moe.groups > 1) for_choice = limit_to_groups(for_choice, moe);
     routing.chosen = std::get<1>(for_choice.topk(moe.top_k, -1, /*largest=*/true, /*sorted=*/false));
     routing.weights = scores.gather(1, routing.chosen);

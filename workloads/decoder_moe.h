@@ -30,6 +30,24 @@ struct StackedExpertsImpl : torch::nn::Cloneable<StackedExpertsImpl> {
 };
 TORCH_MODULE(StackedExperts);
 
+// The router (HF's mlp.gate): logits = x W^T (+ bias: gpt-oss), and DeepSeek's
+// e_score_correction_bias, a buffer the checkpoint holds (added to the scores for the choice
+// only; no gradient). One module registering all three in reset(), so that a clone (dp's
+// replicas) has them.
+struct MoeRouterImpl : torch::nn::Cloneable<MoeRouterImpl> {
+  MoeRouterImpl(std::int64_t hidden, std::int64_t experts, bool with_bias, bool correction_bias)
+      : hidden(hidden), experts(experts), with_bias(with_bias), correction_bias(correction_bias) {
+    reset();
+  }
+  void reset() override;
+  void init_weights();  // weight N(0, 0.02), bias and correction 0
+  torch::Tensor forward(const torch::Tensor& x) { return torch::linear(x, weight, bias); }
+  std::int64_t hidden, experts;
+  bool with_bias, correction_bias;
+  torch::Tensor weight, bias, e_score_correction_bias;
+};
+TORCH_MODULE(MoeRouter);
+
 // The router's choice for each token: `chosen` [tokens, k] experts, `weights` [tokens, k].
 struct Routing {
   torch::Tensor weights, chosen;
@@ -38,17 +56,15 @@ struct Routing {
 struct DecoderMoeImpl : torch::nn::Cloneable<DecoderMoeImpl> {
   explicit DecoderMoeImpl(DecoderShape shape) : shape(std::move(shape)) { reset(); }
   void reset() override;
-  void init_weights();  // e_score_correction_bias 0, as HF's init (the linears are the model's)
+  void init_weights();  // the router's (the experts' Linear layers are the model's)
   torch::Tensor forward(const torch::Tensor& x);
   Routing route(const torch::Tensor& flat);
   DecoderShape shape;
-  FamilyLinear gate{nullptr}, shared_expert_gate{nullptr};
+  MoeRouter gate{nullptr};
+  FamilyLinear shared_expert_gate{nullptr};
   torch::nn::ModuleList experts{nullptr};  // PerExpert
   StackedExperts stacked{nullptr};         // Stacked, registered as "experts"
   DecoderMlp shared_expert{nullptr};
-  // DeepSeek's: added to the scores for the choice only, a buffer (no gradient; HF's
-  // e_score_correction_bias, held by the checkpoint as gate.e_score_correction_bias).
-  torch::Tensor score_correction_bias;
   // The router's logits of the last forward that kept a graph ([tokens, experts]), for the
   // load-balancing loss; undefined once taken.
   torch::Tensor router_logits;

@@ -177,6 +177,10 @@ TEST(FamilyWeights, ExpectedNamesAndShapesAreTheModulesParameters) {
     model->make_rope_frequencies(torch::kCPU);
     model->forward(torch::randint(0, s.vocab, {2, 6}, torch::kInt64)).sum().backward();
     for (const auto& p : model->named_parameters()) EXPECT_TRUE(p.value().grad().defined()) << p.key();
+    // dp's replicas are clones: every option's parameters and buffers are registered in reset().
+    const auto copy = model->clone();
+    EXPECT_EQ(copy->named_parameters().size(), model->named_parameters().size());
+    EXPECT_EQ(copy->named_buffers().size(), model->named_buffers().size());
   }
   Gpt2Shape g;
   g.vocab = 101;
