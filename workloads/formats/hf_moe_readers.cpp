@@ -216,7 +216,12 @@ void read_latent_attention(const ConfigFields& fields, const FamilyDefaults& def
   if (latent.qk_rope_head_dim % 2 != 0) throw fields.refusal("qk_rope_head_dim", "an even integer (RoPE rotates pairs)");
   // HF's config sets head_dim to qk_rope_head_dim (the RoPE's width) whatever the file says.
   s.head_dim = latent.qk_rope_head_dim;
-  s.kv_heads = s.heads;  // num_key_value_heads: MLA's keys and values are per head
+  // MLA's keys and values are per head; HF's attention would repeat them by the groups
+  // num_key_value_heads asks for (an error where v_head_dim differs from the key's width).
+  s.kv_heads = s.heads;
+  if (fields.optional_dimension("num_key_value_heads").value_or(s.heads) != s.heads)
+    throw fields.refusal("num_key_value_heads", "num_attention_heads (" + std::to_string(s.heads) +
+                                                    ") or null: latent attention's keys and values are per head");
   s.qkv_bias = s.o_bias = fields.flag("attention_bias", false);
   s.rope_interleave = fields.flag("rope_interleave", true);
   read_single_rope(fields, config);

@@ -290,6 +290,8 @@ TEST(HfConfigMoe, DeepseekV3ResolvesLatentAttentionAndGroupRouting) {
   EXPECT_MENTIONS(refusal(with(deepseek_v3(), "topk_group", 5)), "topk_group is 5: expected at most n_group (4)");
   EXPECT_MENTIONS(refusal(with(deepseek_v3(), "scoring_func", "softmax")), "scoring_func is \"softmax\": expected \"sigmoid\"");
   EXPECT_EQ(refusal(with(deepseek_v3(), "topk_method", "noaux_tc")), "accepted");
+  EXPECT_EQ(refusal(with(deepseek_v3(), "num_key_value_heads", 4)), "accepted");
+  EXPECT_MENTIONS(refusal(with(deepseek_v3(), "num_key_value_heads", 2)), "num_key_value_heads is 2: expected num_attention_heads (4)");
   const DecoderConfig noted = parse_json_config(with(with(deepseek_v3(), "num_nextn_predict_layers", 1), "output_router_logits", true));
   EXPECT_EQ(noted.not_applied.size(), 2u);
 }
