@@ -109,6 +109,14 @@ TEST(PublishedShapes, EveryConfigCountsWhatTransformersCounts) {
     const DecoderConfig config = read_decoder_config(dir + "/" + folder + "/config.json");
     EXPECT_EQ(config.parameter_count(), count.get<std::int64_t>()) << repo;
   }
+  // What MFU counts of the mixtures of experts: a token meets k experts of each sparse layer
+  // (DeepSeek-V3: 8 of 256 on 58 layers, "37B activated"; gpt-oss-20b: 4 of 32 on 24, 3.6B
+  // active besides its untied input embedding).
+  const auto active = [&](const std::string& folder) {
+    return read_decoder_config(dir + "/" + folder + "/config.json").shape.active_parameters();
+  };
+  EXPECT_EQ(active("deepseek-ai__DeepSeek-V3"), 37'552'282'624);
+  EXPECT_EQ(active("openai__gpt-oss-20b") - 201088 * 2880, 3'608'307'264);
 }
 
 }  // namespace
