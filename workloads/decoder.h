@@ -1,9 +1,10 @@
 #pragma once
 // The one decoder every config'd family trains as (Llama, Mistral, Qwen2/3, Gemma 2/3, Phi-3,
-// OLMo 2, SmolLM3, Granite, StarCoder2, GPT-NeoX; the built-in `llama` is Llama-3.2-1B's
-// shape): HF transformers 5.17's computation, with what differs between families read from
-// the DecoderShape's options (workloads/formats/decoder_shape.h), never from the family's
-// name. Parameter names are HF's Llama-layout names (model.layers.N.self_attn.q_proj, ...,
+// OLMo 2, SmolLM3, Granite, StarCoder2, GPT-NeoX, and the mixtures of experts in
+// decoder_moe.h, DeepSeek-V3's latent attention in decoder_mla.h; the built-in `llama` is
+// Llama-3.2-1B's shape): HF transformers 5.17's computation, with what differs between
+// families read from the DecoderShape's options (workloads/formats/decoder_shape.h), never
+// from the family's name. Parameter names are HF's Llama-layout names (model.layers.N.self_attn.q_proj, ...,
 // plus q_norm/k_norm, qkv_proj, gate_up_proj and the Gemma/OLMo norms where the options add
 // them); a family whose checkpoint names differ maps them (workloads/family_weights.h).
 #include <array>

@@ -165,6 +165,7 @@ struct DecoderShape {
   bool attention_sinks = false;
   // RoPE on pairs of adjacent channels (x0, x1), (x2, x3), ..., the result de-interleaved as
   // [evens' rotation | odds' rotation] (DeepSeek's rope_interleave); else the half-split pairs.
+  // Latent attention's RoPE head reads it (no grouped-query family has it).
   bool rope_interleave = false;
   // Set: multi-head latent attention, head_dim then its qk_rope_head_dim (the RoPE's width).
   std::optional<LatentAttentionShape> latent;
