@@ -113,7 +113,10 @@ double parse_positive(const std::string& flag, const std::string& text, double m
 
 void add_settings_flags(CLI::App& app, RawFlags& raw, CliOptions& options) {
   add_model_flags(app, raw.model);
-  app.add_option("--workload", raw.workload, "Comma list of workloads: mlp,cnn,transformer,resnet50,gpt2,llama or --model names (default: the built-in five; docs/workloads.md)");
+  app.add_option("--workload", raw.workload, "Comma list of workloads: mlp,cnn,transformer,resnet50,gpt2,llama,moe or --model names (default: every built-in workload and --model; docs/workloads.md)");
+  app.add_flag("--oversubscribe", options.settings.oversubscribe,
+               "Run a named CPU config of more ranks than cores (e.g. fsdp-3 on 2 cores, to check uneven shards): its "
+               "row is marked oversubscribed, its timings the scheduler's, not the machine's");
   app.add_option("--preset", raw.preset, "quick | default | full: steps and dataset sizes (models never change; docs/measurement.md)");
   app.add_option("--steps", raw.steps, "Measured steps per config (default: preset's)");
   app.add_option("--warmup", raw.warmup, "Warm-up steps excluded from statistics (default: preset's)");
@@ -376,6 +379,7 @@ std::vector<std::string> settings_to_args(const RunSettings& s) {
   if (!s.cupti) args.push_back("--no-cupti");
   if (s.sync_phases) args.push_back("--sync-phases");
   if (s.overhead) args.push_back("--overhead");
+  if (s.oversubscribe) args.push_back("--oversubscribe");
   // Decimal flags round-trip exactly through %.17g.
   const auto add_decimal = [&](const char* flag, double value) {
     char text[32];

@@ -138,9 +138,10 @@ void validate_inputs(CliOptions& options, const std::vector<Config>& configs, co
   const std::vector<std::string> named = named_config_ids(options.matrix_spec);
   for (const auto& config : configs)
     if (config.multi_rank() && config.device == DeviceKind::Cpu && config.world_size > machine.cpu_cores &&
-        std::find(named.begin(), named.end(), config.id()) != named.end())
+        std::find(named.begin(), named.end(), config.id()) != named.end() && !options.settings.oversubscribe)
       throw UsageError(fmt::format("--matrix {}: {}-{} needs {} CPU processes, one core each, and this machine has {} "
-                                   "cores: expected at most {}-{} here",
+                                   "cores: expected at most {}-{} here, or --oversubscribe to run it anyway (its "
+                                   "timings then measure the scheduler)",
                                    config.id(), to_string(config.parallel), config.world_size, config.world_size,
                                    machine.cpu_cores, to_string(config.parallel), machine.cpu_cores));
   RunSettings& settings = options.settings;

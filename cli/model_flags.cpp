@@ -39,9 +39,9 @@ void add_model(const std::string& item, const std::vector<std::string>& builtin,
 
 void add_seq_len(const std::string& item, const std::vector<std::string>& builtin, RunSettings& settings) {
   const auto [name, count] = name_and_value(item);
-  if (!name.empty() && name != "llama" && !settings.model_paths.count(name))
+  if (!name.empty() && name != "llama" && name != "moe" && !settings.model_paths.count(name))
     throw UsageError("--seq-len " + item + ": '" + name + "' is not a decoder LM whose sequence can change: expected "
-                     "llama or a --model NAME" + (std::find(builtin.begin(), builtin.end(), name) != builtin.end() && name == "gpt2"
+                     "llama, moe or a --model NAME" + (std::find(builtin.begin(), builtin.end(), name) != builtin.end() && name == "gpt2"
                                                         ? " (gpt2 is nanoGPT's, 1024 tokens)" : ""));
   const long long tokens = parse_integer("--seq-len", count, 1, 1 << 20);
   if (!settings.seq_lens.emplace(name, tokens).second)

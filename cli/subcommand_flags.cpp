@@ -58,7 +58,7 @@ CLI::App* add_tune_command(CLI::App& app, CliOptions& options, std::string& memo
       "tune", "Search the techniques and the micro-batch for the highest samples/s within a memory budget; writes the "
               "search as a report (--out, default gpubench-tune.json; docs/techniques.md)");
   tune->fallthrough();  // run settings (--threads, --preset, --steps, --out, ...) come after the workload too
-  tune->add_option("WORKLOAD", options.tune_workload, "The workload to tune: a built-in one (mlp, cnn, transformer, resnet50, gpt2, llama) or a --model name")->required();
+  tune->add_option("WORKLOAD", options.tune_workload, "The workload to tune: a built-in one (mlp, cnn, transformer, resnet50, gpt2, llama, moe) or a --model name")->required();
   tune->add_option("--memory-budget", memory_budget,
                    "GiB a candidate's peak memory may use (GPU: allocator reserved; CPU: the training steps' RSS) "
                    "(default: the GPU's memory, or the host memory available now)");

@@ -91,7 +91,10 @@ std::vector<std::pair<std::string, std::string>> baselines_of(const Config& row)
   }
   for (const auto& part : stack_parts(row)) {
     const Config without = without_part(row, part);
-    if (!(without == row)) pairs.emplace_back(kind_of(part), without.id());
+    if (without == row) continue;
+    // ep-K against its mode alone (ep_vs_ddp, ep_vs_fsdp): the experts' split's price and saving.
+    const bool experts = part.rfind("ep-", 0) == 0;
+    pairs.emplace_back(experts ? "ep_vs_" + to_string(row.parallel) : kind_of(part), without.id());
   }
   if (row.parallel == ParallelMode::Ddp && row.device == DeviceKind::Cuda) {
     Config dp = row;

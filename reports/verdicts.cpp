@@ -72,6 +72,12 @@ nlohmann::json bottleneck_verdict(const nlohmann::json& row) {
 namespace {
 
 nlohmann::json classify_bottleneck(const nlohmann::json& row) {
+  // Time-sliced ranks: no phase share says what limits this machine.
+  if (const auto& over = row.value("oversubscribed", nlohmann::json::object()); !over.empty())
+    return verdict("oversubscribed",
+                   fmt::format("{} ranks took turns on {} cores: its speed is the scheduler's, not this machine's",
+                               over.value("ranks", 0), over.value("cores", 0)),
+                   "run it where each rank has a core of its own");
   const double data = share(row, "data");
   if (data >= kInputBoundShare) {
     const int workers = row.value("workload", nlohmann::json::object()).value("workers", 0);

@@ -85,7 +85,7 @@ say() { echo "== [$(($(date +%s) - start)) s] $*" | tee -a "$log"; }
 
 # The plan's stages in value order and each one's cap in seconds; the caps sum to the budget.
 order=(facts ceilings techniques sharded stacks llama python scripted gpu-rest gpu-paths gpu-pairs overhead overhead-sync hta)
-declare -A cap=([facts]=15 [ceilings]=35 [techniques]=125 [sharded]=35 [stacks]=70 [llama]=60 [python]=100 [scripted]=15
+declare -A cap=([facts]=15 [ceilings]=35 [techniques]=125 [sharded]=35 [stacks]=55 [llama]=75 [python]=100 [scripted]=15
   [gpu-rest]=5 [gpu-paths]=30 [gpu-pairs]=35 [overhead]=30 [overhead-sync]=8 [hta]=7)
 
 # reserved_after NAME: the caps of the planned stages after NAME; -1 for a stage outside the
@@ -245,8 +245,10 @@ for id in "${gpu_all[@]}"; do [[ $id == resnet50/* || $id == gpt2/* ]] || rest+=
 # outlast a config's timeout; issue 47, finding 3).
 # Then its FSDP row on one GPU (its estimate's gathered units and reductions against the
 # measured peak).
+# And the built-in moe's plain amp-bf16 row (issue 57): the experts' host-read counts, the
+# load report and its estimate against the measured peak on a GPU.
 llama_ids=(llama/cuda/amp-bf16/pinned/graph llama/cuda/fp8/pinned/graph llama/cuda/amp-bf16/pinned/ckpt
-  llama/cuda/amp-bf16/pinned/fsdp-1/ckpt)
+  llama/cuda/amp-bf16/pinned/fsdp-1/ckpt moe/cuda/amp-bf16/pinned)
 llama_s=15
 rest_ids=()
 for id in "${rest[@]}"; do
@@ -336,7 +338,7 @@ else
   matrix stacks "${cap[stacks]}" "$stacks_s" "$OUT/report-stacks.json" "$(join "${stacks_ids[@]}")" \
     --workload resnet50,gpt2 --preset quick --no-cupti
 fi
-matrix llama "${cap[llama]}" "$llama_s" "$extras/report-llama.json" "$(join "${llama_ids[@]}")" --workload llama \
+matrix llama "${cap[llama]}" "$llama_s" "$extras/report-llama.json" "$(join "${llama_ids[@]}")" --workload llama,moe \
   --preset quick --no-cupti --checkpoint-check off
 "$python" scripts/device/print_checks.py "$extras/report-llama.json" 2>&1 | tee -a "$log"
 pack_extras

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "core/config/errors.h"
 #include "workloads/decoder_mla.h"
 #include "workloads/decoder_moe.h"
 #include "workloads/decoder_rope.h"
@@ -351,7 +352,23 @@ Model make_decoder_model(const DecoderShape& shape, const ModelTechniques& techn
   Model wrapped = wrap_model(model);
   declare_units(wrapped, model, model->model->layers->children());
   if (shape.moe.aux_loss_coef) wrapped.auxiliary_loss = [model]() mutable { return model->auxiliary_loss(); };
-  if (shape.moe.experts > 0) wrapped.run_report = [model]() { return model->moe_report(); };
+  if (shape.moe.experts > 0) {
+    wrapped.run_report = [model]() { return model->moe_report(); };
+    std::vector<std::shared_ptr<DecoderMoeImpl>> sparse;
+    for (const auto& child : model->model->layers->children()) {
+      const auto layer = std::dynamic_pointer_cast<DecoderLayerImpl>(child);
+      if (!layer || !layer->experts) continue;
+      sparse.push_back(layer->experts);
+      auto& experts = wrapped.expert_parameters.emplace_back();
+      if (layer->experts->stacked) continue;  // one tensor for every expert: ep refuses it (set below)
+      for (const auto& expert : layer->experts->experts->children()) experts.push_back(expert->parameters());
+    }
+    const bool stacked = shape.moe.layout == MoeShape::Experts::Stacked;
+    wrapped.set_expert_exchange = [sparse, stacked](std::shared_ptr<ExpertExchange> exchange) {
+      if (stacked && exchange) throw UsageError(kStackedExpertParallel);
+      for (const auto& layer : sparse) layer->exchange = exchange;
+    };
+  }
   return wrapped;
 }
 

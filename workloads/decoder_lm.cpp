@@ -133,6 +133,7 @@ WorkloadTraits DecoderLmWorkload::traits() const {
   traits.fp8_linears = true;  // every Linear of the layers
   traits.loss_from_output = !spec_.router_loss;
   traits.capturable = !spec_.host_reads;
+  traits.experts = static_cast<int>(spec_.experts);
   traits.real_scale = spec_.real_scale;
   return traits;
 }
@@ -155,8 +156,14 @@ MemoryEstimate decoder_memory_estimate(const Config& config, std::int64_t batch,
   // One rank's share where the config has ranks (workloads/sharded_memory.h), before the
   // CPU's heap slack, which follows what the rank holds.
   const std::int64_t root = s.root_parameters > 0 ? s.root_parameters : s.vocab * s.hidden;
-  estimate = per_rank_estimate(estimate, config,
-                               {s.parameters, s.layers > 0 ? (s.parameters - root) / s.layers : 0, root});
+  UnitSizes units{s.parameters, s.layers > 0 ? (s.parameters - root) / s.layers : 0, root};
+  units.experts = s.expert_parameters;
+  units.expert_layers = s.sparse_layers;
+  // ep-K: the rows a rank receives a sparse layer (on average its share of every rank's B T k)
+  // and their copy regrouped by expert, both kept for backward, in the residual's fp32.
+  units.dispatch_bytes = 2.0 * 4.0 * static_cast<double>(s.sparse_layers) * static_cast<double>(batch) *
+                         static_cast<double>(s.seq) * static_cast<double>(s.top_k) * static_cast<double>(s.hidden);
+  estimate = per_rank_estimate(estimate, config, units);
   // On a CPU the process itself, and the heap's slack: under --host-malloc retain (the
   // default) freed tensors stay in the heap, and what a step makes anew lands beside them:
   // the gradients (TinyLlama-1.1B at seq 16: 19.5 GiB resident from the second step on,
@@ -195,6 +202,9 @@ std::optional<MemoryEstimate> DecoderLmWorkload::memory_estimate(const Config& c
   sizes.kv_width = spec_.kv_width;
   sizes.cast_parameters = spec_.flops_parameters;
   sizes.root_parameters = spec_.root_parameters;
+  sizes.expert_parameters = spec_.expert_parameters;
+  sizes.sparse_layers = spec_.sparse_layers;
+  sizes.top_k = spec_.top_k;
   return decoder_memory_estimate(config, batch_size, sizes);
 }
 
@@ -228,6 +238,10 @@ DecoderLmSpec decoder_lm_spec(const std::string& name, const DecoderShape& shape
   spec.gated_mlp = shape.mlp != MlpKind::Plain;
   spec.router_loss = shape.moe.aux_loss_coef.has_value();
   spec.host_reads = shape.moe.experts > 0;  // the experts' loop reads each one's token count
+  spec.experts = shape.moe.experts;
+  spec.expert_parameters = shape.routed_expert_parameters();
+  spec.sparse_layers = shape.sparse_layers();
+  spec.top_k = shape.moe.top_k;
   // A mixture of experts: FLOPs count the active parameters (the router, k routed and the
   // shared experts a token meets), and a layer's MLP activations are the k experts' widths.
   if (shape.moe.experts > 0) {

@@ -33,6 +33,8 @@ struct DecoderLmSpec {
   bool gated_mlp = true;              // the MLP's layout for the estimate
   bool router_loss = false;           // a load-balancing loss read from the routers (traits: no ckpt, no dp)
   bool host_reads = false;            // the forward reads device values on the host (traits: no graph)
+  std::int64_t experts = 0;           // routed experts a sparse layer (traits: ep-K splits them)
+  std::int64_t expert_parameters = 0, sparse_layers = 0, top_k = 0;  // ep-K's estimate
   std::int64_t seq_len = 0;
   // A CPU config's sequence when it is shorter (0: seq_len): a step of a real-scale decoder
   // at 2048 tokens takes 10-20 s on a CPU, one step a preset, no spread.
@@ -76,6 +78,8 @@ class DecoderLmWorkload final : public Workload {
 // 19.8 GB, bf16 activations 17 GB and weight copies 2.5 GB, logits 10.5 GB, workspace 4.2 GB:
 // ~54 GB of an 80 GB GPU), 1 x 256 on a CPU.
 std::unique_ptr<Workload> make_llama_workload(std::optional<std::int64_t> seq_len);
+// The built-in `moe`: a fine-grained mixture of experts (workloads/builtin_moe.cpp).
+std::unique_ptr<Workload> make_moe_workload(std::optional<std::int64_t> seq_len);
 
 struct DecoderShape;
 // What a decoder of `shape` (workloads/decoder.h) trains as, at `seq_len` tokens a sample,
@@ -110,6 +114,8 @@ struct DecoderSizes {
   // vocab x hidden (a tied embedding). A layer is the rest over `layers`.
   std::int64_t root_parameters = 0;
   std::int64_t extra_norms = 0;  // norms per layer beyond two, each keeping its fp32 input and output
+  // A mixture of experts: every sparse layer's routed experts, the sparse layers, top-k (ep-K).
+  std::int64_t expert_parameters = 0, sparse_layers = 0, top_k = 0;
 };
 MemoryEstimate decoder_memory_estimate(const Config& config, std::int64_t batch, const DecoderSizes& sizes);
 

@@ -177,7 +177,15 @@ torch::Tensor DecoderMoeImpl::forward(const torch::Tensor& x) {
   const torch::Tensor host_counts = counts.to(torch::kCPU);
   const std::int64_t* first = host_counts.data_ptr<std::int64_t>();
   const std::vector<std::int64_t> sizes(first, first + moe.experts);
-  const auto computed = stacked ? stacked->forward(routed_input, sizes) : per_expert_forward(routed_input, sizes);
+  torch::Tensor computed;
+  if (exchange) {  // ep-K: each rank runs its own experts over every rank's rows routed to them
+    if (stacked) throw std::runtime_error(kStackedExpertParallel);
+    computed = run_experts_across_ranks(*exchange, routed_input, sizes, [this](std::int64_t e, const torch::Tensor& rows) {
+      return experts->ptr<DecoderMlpImpl>(static_cast<std::size_t>(e))->forward(rows);
+    });
+  } else {
+    computed = stacked ? stacked->forward(routed_input, sizes) : per_expert_forward(routed_input, sizes);
+  }
   // Summed in the input's dtype (fp32 under autocast), as HF adds each expert's share.
   const auto expert_out = (computed * routed_weights).to(flat.scalar_type());
   auto out = torch::zeros_like(flat).index_add(0, token_of, expert_out);

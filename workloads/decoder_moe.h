@@ -13,6 +13,7 @@
 #include <torch/torch.h>
 
 #include "workloads/decoder.h"
+#include "workloads/expert_exchange.h"
 
 namespace gpubench {
 
@@ -71,12 +72,21 @@ struct DecoderMoeImpl : torch::nn::Cloneable<DecoderMoeImpl> {
   // Top-k slots each expert took, summed over the forwards that kept a graph (the training
   // steps'), for the row's load; on the device, read once at the end.
   torch::Tensor tokens_per_expert;
+  // Expert parallel: the group this layer's experts are split over (each rank runs only
+  // its own, on every rank's tokens routed to them); null: every expert here.
+  std::shared_ptr<ExpertExchange> exchange;
 
  private:
   void keep_for_loss(const torch::Tensor& logits);  // with a load-balancing loss, while training
   torch::Tensor per_expert_forward(const torch::Tensor& routed, const std::vector<std::int64_t>& sizes);
 };
 TORCH_MODULE(DecoderMoe);
+
+// Why ep-K does not take gpt-oss's stacked experts: one tensor holds every expert, and ep
+// splits and reduces experts as tensors of their own.
+inline constexpr const char* kStackedExpertParallel =
+    "ep-K: gpt-oss's stacked experts (one gate_up_proj and one down_proj for every expert) are not split over ranks "
+    "yet; run it without ep";
 
 // HF's load_balancing_loss_func over the router logits of every sparse layer (each
 // [tokens, experts]): E * sum_e f_e * P_e, f_e the share of top-k slots that chose expert e

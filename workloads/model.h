@@ -9,6 +9,7 @@
 
 #include <torch/nn/parallel/data_parallel.h>
 
+#include "workloads/expert_exchange.h"
 #include "workloads/segment_runner.h"
 
 namespace gpubench {
@@ -35,6 +36,12 @@ struct Model {
   // What the model says of the training it went through, for the row (a mixture of experts'
   // load: tokens per expert); unset for models with nothing to say.
   std::function<nlohmann::json()> run_report;
+  // A mixture of experts' routed experts, for expert parallel (ep-K): per sparse layer, per
+  // expert, that expert's parameters. Empty for a model without experts.
+  std::vector<std::vector<std::vector<torch::Tensor>>> expert_parameters;
+  // Points every sparse layer at an exchange that runs its experts across the ranks of a
+  // group (null: on this rank again). Unset for a model without experts.
+  std::function<void(std::shared_ptr<ExpertExchange>)> set_expert_exchange;
   std::int64_t parameter_count() const;
 };
 

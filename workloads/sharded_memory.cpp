@@ -4,10 +4,32 @@
 
 namespace gpubench {
 
-MemoryEstimate per_rank_estimate(const MemoryEstimate& single, const Config& config, const UnitSizes& units) {
+namespace {
+
+constexpr double kFp32 = 4;
+
+// ep-K: what a rank holds of the experts the mode's formula left out.
+void add_experts(MemoryEstimate& rank, const Config& config, const UnitSizes& units) {
+  const double held = static_cast<double>(units.experts) / config.expert_parallel;
+  rank.states += 16 * held;
+  rank.buffers += kFp32 * held + units.dispatch_bytes;
+  if (config.sharded()) rank.checkpoint += 8 * static_cast<double>(units.experts);
+  // Built whole, then freed down to its share (ExpertParallel's constructor).
+  rank.startup = std::max(rank.startup, kFp32 * static_cast<double>(units.parameters));
+}
+
+}  // namespace
+
+MemoryEstimate per_rank_estimate(const MemoryEstimate& single, const Config& config, const UnitSizes& all_units) {
   if (!config.multi_rank()) return single;
   MemoryEstimate rank = single;
-  constexpr double kFp32 = 4;
+  // Under ep-K the mode's formula counts what is not a routed expert (add_experts the rest).
+  const bool split_experts = config.expert_parallel > 1 && all_units.experts > 0;
+  UnitSizes units = all_units;
+  if (split_experts) {
+    units.parameters -= all_units.experts;
+    if (all_units.expert_layers > 0) units.largest_unit -= all_units.experts / all_units.expert_layers;
+  }
   const double psi = static_cast<double>(units.parameters), n = config.world_size;
   const double largest = kFp32 * static_cast<double>(units.largest_unit), root = kFp32 * static_cast<double>(units.root);
   const double unit = std::max(largest, root);
@@ -55,6 +77,7 @@ MemoryEstimate per_rank_estimate(const MemoryEstimate& single, const Config& con
   // The round trip gathers the whole state to rank 0 first: Adam's two moments (8 bytes a
   // parameter), and fsdp's whole parameters (4), beside the second model and optimizer.
   if (config.sharded()) rank.checkpoint += (config.parallel == ParallelMode::Fsdp ? 12 : 8) * psi;
+  if (split_experts) add_experts(rank, config, all_units);
   return rank;
 }
 

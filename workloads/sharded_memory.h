@@ -19,6 +19,11 @@
 // Before training, a sharded rank holds the whole unsharded model (4Ψ) and a unit's flat
 // copy while it shards it (MemoryEstimate::startup): fsdp's device_total is the larger of
 // that and training, which for a large model on many ranks is the start.
+// Under ep-K the routed experts (Ψ_E) leave the mode's formula, which then counts Ψ - Ψ_E
+// (and layers without their experts): a rank holds its K-th of them whole, 16Ψ_E/K, plus
+// the flat copy their replica all-reduce makes (4Ψ_E/K) and the dispatch buffers (the rows
+// it receives and regroups by expert, kept for backward). Every rank still builds the whole
+// model before it frees the experts it does not hold: the start holds 4Ψ.
 #include <cstdint>
 
 #include "core/config/config.h"
@@ -30,6 +35,9 @@ struct UnitSizes {
   std::int64_t parameters = 0;    // Ψ: the trainable parameters
   std::int64_t largest_unit = 0;  // the largest unit's (a decoder layer, a stage)
   std::int64_t root = 0;          // what no unit holds (embeddings, head, final norm)
+  std::int64_t experts = 0;       // Ψ_E: every sparse layer's routed experts (ep-K splits them)
+  std::int64_t expert_layers = 0; // the sparse layers
+  double dispatch_bytes = 0;      // ep-K: a micro-batch's routed rows a rank receives, over every sparse layer
 };
 
 // `single` (one process's estimate of the config's micro-batch, its states 16 bytes a

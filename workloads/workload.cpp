@@ -25,7 +25,7 @@ torch::Tensor next_token_loss(const torch::Tensor& logits, const torch::Tensor& 
 std::string Workload::flops_convention() const { return kMatmulFlopsConvention; }
 
 const std::vector<std::string>& builtin_workload_names() {
-  static const std::vector<std::string> names = {"mlp", "cnn", "transformer", "resnet50", "gpt2", "llama"};
+  static const std::vector<std::string> names = {"mlp", "cnn", "transformer", "resnet50", "gpt2", "llama", "moe"};
   return names;
 }
 
@@ -42,6 +42,7 @@ std::unique_ptr<Workload> make_workload(const std::string& name) {
   if (name == "resnet50") return std::make_unique<ResNet50Workload>();
   if (name == "gpt2") return std::make_unique<Gpt2Workload>();
   if (name == "llama") return make_llama_workload(sequence_override("llama"));
+  if (name == "moe") return make_moe_workload(sequence_override("moe"));
   if (auto model = make_registered_model(name)) return model;
   std::string known;
   for (const auto& each : workload_names()) known += (known.empty() ? "" : ", ") + each;

@@ -12,7 +12,7 @@ namespace gpubench {
 namespace {
 
 const char* const kGrammar =
-    "expected workload/device/precision[/pinned|pageable] and any of /dp|ddp-N|zero1-N|zero2-N|fsdp-N, /accK, /adam-foreach|adam-fused, "
+    "expected workload/device/precision[/pinned|pageable] and any of /dp|ddp-N|zero1-N|zero2-N|fsdp-N, /ep-K, /accK, /adam-foreach|adam-fused, "
     "/channels-last, /ckpt, /graph, e.g. mlp/cpu/fp32, cnn/cuda/amp-bf16/pinned/adam-fused/channels-last";
 
 UsageError bad_id(const std::string& id, const std::string& why) {
@@ -71,6 +71,12 @@ std::string apply_segment(const std::string& id, const std::string& text, Config
   if (text == "dp") {
     config.parallel = ParallelMode::DataParallel;
     return text;
+  }
+  if (text.rfind("ep-", 0) == 0) {
+    const auto ranks = id_count(text.substr(3), 2, 1024);
+    if (!ranks) throw bad_id(id, "'" + text + "' needs 2..1024 ranks per expert group without leading zeros, e.g. ep-2");
+    config.expert_parallel = *ranks;
+    return "ep-K";
   }
   for (const RankedMode& ranked : kRankedModes) {
     const std::string prefix = ranked.prefix;
@@ -137,6 +143,7 @@ std::vector<std::string> Config::technique_segments() const {
   std::vector<std::string> segments;
   if (parallel == ParallelMode::DataParallel) segments.push_back("dp");
   if (multi_rank()) segments.push_back(to_string(parallel) + "-" + std::to_string(world_size));
+  if (expert_parallel > 1) segments.push_back("ep-" + std::to_string(expert_parallel));
   if (accumulate > 1) segments.push_back("acc" + std::to_string(accumulate));
   // A graph replays fused Adam: the id of the one-technique grammar (".../graph") stands for both.
   if (adam != AdamKernel::Loop && !(graph && adam == AdamKernel::Fused)) segments.push_back(to_string(adam));
@@ -176,6 +183,18 @@ Config Config::parse(const std::string& id) {
     words.push_back(word);
   }
   if (auto broken = id_rule_broken(words)) throw bad_id(id, *broken);
+  // ep-K borrows its K ranks from the multi-rank mode (torchtitan's expert parallel): a
+  // relation of two numbers, which the pairwise table cannot state.
+  if (config.expert_parallel > 1 && !config.multi_rank())
+    throw bad_id(id, "ep-" + std::to_string(config.expert_parallel) +
+                         " splits the experts over ranks of a multi-rank mode: add ddp-N, zero1-N, zero2-N or fsdp-N with N a "
+                         "multiple of " + std::to_string(config.expert_parallel));
+  if (config.expert_parallel > 1 && config.world_size % config.expert_parallel != 0)
+    throw bad_id(id, "ep-" + std::to_string(config.expert_parallel) + " needs a rank count that is a multiple of " +
+                         std::to_string(config.expert_parallel) + " (each group of " +
+                         std::to_string(config.expert_parallel) + " ranks holds every expert once), and " +
+                         to_string(config.parallel) + "-" + std::to_string(config.world_size) + " has " +
+                         std::to_string(config.world_size));
   return config;
 }
 

@@ -30,8 +30,10 @@ enum class AdamKernel { Loop, Foreach, Fused };
 //   recompute     ckpt                (activation checkpointing, per segment of the model)
 //   capture       graph               (cuda: the whole step replayed from a CUDA Graph;
 //                                      it replays fused Adam, so graph implies adam-fused)
+//   experts       ep-K                (a mixture of experts' experts split over groups of K
+//                                      ranks of the multi-rank mode, N a multiple of K)
 // The segments after the precision may come in any order; id() prints the canonical one:
-//   workload/device/precision[/pinned|pageable][/dp|ddp-N|zero1-N|zero2-N|fsdp-N][/accK][/adam-*][/channels-last][/ckpt][/graph]
+//   workload/device/precision[/pinned|pageable][/dp|ddp-N|zero1-N|zero2-N|fsdp-N][/ep-K][/accK][/adam-*][/channels-last][/ckpt][/graph]
 // (host memory defaults to pinned on cuda and is printed there; graph prints no adam-fused).
 // Every id of the one-technique grammar keeps its meaning and spelling.
 // Which techniques cannot combine, and why, is config/technique_rules.h's table.
@@ -52,6 +54,9 @@ struct Config {
   bool channels_last = false;          // parameters and batches in NHWC
   bool checkpoint = false;             // activations recomputed in backward (ckpt)
   bool graph = false;                  // the step captured once in a CUDA Graph, replayed
+  // Expert parallel (ep-K): ranks per group that split a mixture of experts' experts; 1 is
+  // none. Composes with ddp-N, zero1-N, zero2-N and fsdp-N whose N is a multiple of K.
+  int expert_parallel = 1;
 
   std::string id() const;
   // Throws UsageError naming the bad segment and what was expected, or the rule of

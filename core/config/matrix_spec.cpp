@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <functional>
+#include <numeric>
 #include <sstream>
 
 #include "core/config/errors.h"
@@ -22,6 +23,14 @@ std::vector<Config> techniques(const std::string& workload, const WorkloadTraits
   // fsdp where the model declares its units.
   ids.insert(ids.end(), {"cpu/fp32/zero1-" + cpu_ranks, "cpu/fp32/zero2-" + cpu_ranks});
   if (traits.units) ids.push_back("cpu/fp32/fsdp-" + cpu_ranks);
+  // A mixture of experts' experts split over groups of those ranks too (ep_vs_ddp,
+  // ep_vs_fsdp): K the most ranks that split both the ranks and the experts evenly (8 of 64
+  // GPUs for Mixtral's 8 experts).
+  const auto expert_group = [&](int ranks) { return traits.experts > 0 ? std::gcd(ranks, traits.experts) : 1; };
+  if (const int k = expert_group(request.cpu_ddp_ranks); k > 1) {
+    ids.push_back("cpu/fp32/ddp-" + cpu_ranks + "/ep-" + std::to_string(k));
+    if (traits.units) ids.push_back("cpu/fp32/fsdp-" + cpu_ranks + "/ep-" + std::to_string(k));
+  }
   // channels_last for the image models' 4-d activations; multi-tensor Adam on every GPU
   // config (LibTorch's loop launches ~10 kernels per parameter per step), on the CPU only
   // where the optimizer is a visible share of the step (mlp 15%; cnn 0.3% and transformer
@@ -32,6 +41,10 @@ std::vector<Config> techniques(const std::string& workload, const WorkloadTraits
                          "cuda/tf32/pinned", "cuda/fp32/pinned/dp", "cuda/fp32/pinned/ddp-" + gpu_ranks,
                          "cuda/fp32/pinned/zero1-" + gpu_ranks, "cuda/fp32/pinned/zero2-" + gpu_ranks});
   if (traits.units) ids.push_back("cuda/fp32/pinned/fsdp-" + gpu_ranks);
+  if (const int k = expert_group(std::max(1, request.cuda_devices)); k > 1) {
+    ids.push_back("cuda/fp32/pinned/ddp-" + gpu_ranks + "/ep-" + std::to_string(k));
+    if (traits.units) ids.push_back("cuda/fp32/pinned/fsdp-" + gpu_ranks + "/ep-" + std::to_string(k));
+  }
   // FP8 matmuls in the blocks' Linear layers, against the amp-bf16 row (fp8_vs_bf16).
   if (traits.fp8_linears) ids.push_back("cuda/fp8/pinned");
   if (traits.image_batches) ids.push_back("cuda/fp32/pinned/channels-last");

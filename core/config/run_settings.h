@@ -67,6 +67,9 @@ struct RunSettings {
   // Every phase of a CUDA step ends with a stream sync (attribution), instead of running as
   // a Python loop runs: no sync inside a step, the loss read a step late (the default).
   bool sync_phases = false;
+  // --oversubscribe: a named CPU config of more ranks than cores runs (its rows say their
+  // timings are the scheduler's, not the machine's) instead of being refused.
+  bool oversubscribe = false;
   std::string trace_path;     // child side: where to hand its trace spans to the parent
   std::string hta_dir;        // --hta-dir: every rank writes its config's Kineto-style trace here
   // Child side: the parent's private directory (where --child-result lies). Scratch files

@@ -49,6 +49,9 @@ Config without_part(Config config, const std::string& part) {
              starts_with(part, "fsdp-")) {
     config.parallel = ParallelMode::Single;
     config.world_size = 1;
+    config.expert_parallel = 1;  // ep-K borrows the mode's ranks
+  } else if (starts_with(part, "ep-")) {
+    config.expert_parallel = 1;
   } else if (starts_with(part, "acc")) {
     config.accumulate = 1;
   } else if (part == "adam-foreach" || part == "adam-fused") {
@@ -71,11 +74,18 @@ Config with_part(Config config, const std::string& part) {
     config.precision = precision;
     return config;
   }
-  const Config parsed = Config::parse("x/cuda/fp32/" + part);
+  // ep-K alone is no id (it needs a multi-rank mode): parsed beside ddp-K, which it keeps.
+  const bool expert_part = starts_with(part, "ep-");
+  const Config parsed = Config::parse("x/cuda/fp32/" + (expert_part ? "ddp-" + part.substr(3) + "/" : std::string()) + part);
+  if (expert_part) {
+    config.expert_parallel = parsed.expert_parallel;
+    return config;
+  }
   if (parsed.parallel != ParallelMode::Single) {
     config.parallel = parsed.parallel;
     config.world_size = parsed.world_size;
   }
+  if (parsed.expert_parallel > 1) config.expert_parallel = parsed.expert_parallel;
   if (parsed.accumulate > 1) config.accumulate = parsed.accumulate;
   if (parsed.adam != AdamKernel::Loop) config.adam = parsed.adam;
   config.channels_last = config.channels_last || parsed.channels_last;

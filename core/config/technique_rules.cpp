@@ -65,6 +65,11 @@ const std::vector<TechniqueRule>& technique_rules() {
       {S::Id, "graph", "adam-foreach",
        "graph replays fused Adam, whose step counts live on the device; foreach Adam computes its bias correction "
        "from host step counts that a replay would freeze"},
+      {S::Id, "ep-K", "dp",
+       "ep-K splits the experts over the processes of a multi-rank mode, and dp is one process driving several GPUs"},
+      {S::Id, "ep-K", "ckpt",
+       "ckpt would recompute each block's forward inside backward, and with ep-K that forward sends tokens to "
+       "other ranks: the recompute would repeat the all-to-alls in an order the ranks do not agree on"},
       // What the model must offer.
       {S::Workload, "channels-last", "image-batches",
        "channels-last lays 4-d image batches (NCHW) out as NHWC, and this workload has no 4-d tensors"},
@@ -87,6 +92,8 @@ const std::vector<TechniqueRule>& technique_rules() {
       {S::Workload, "graph", "capturable",
        "graph captures the step's kernels once and replays them, and this model's forward reads a device value on "
        "the host every step (a mixture of experts' loop reads each expert's token count), which a capture refuses"},
+      {S::Workload, "ep-K", "experts",
+       "ep-K splits a mixture of experts' experts over ranks, and this workload's model has no experts"},
       {S::Workload, "dp", "loss-from-output",
        "dp runs the model's replicas, whose router logits the load-balancing loss (output_router_logits) cannot "
        "read: that part of the loss would get no gradient; with output_router_logits false it trains with dp"},
@@ -113,6 +120,7 @@ std::vector<std::string> WorkloadTraits::names() const {
   if (units) out.push_back("units");
   if (loss_from_output) out.push_back("loss-from-output");
   if (capturable) out.push_back("capturable");
+  if (experts > 0) out.push_back("experts");
   return out;
 }
 
@@ -126,6 +134,7 @@ std::vector<std::string> config_words(const Config& config) {
   if (config.channels_last) words.push_back("channels-last");
   if (config.checkpoint) words.push_back("ckpt");
   if (config.graph) words.push_back("graph");
+  if (config.expert_parallel > 1) words.push_back("ep-K");
   return words;
 }
 
@@ -141,6 +150,12 @@ std::optional<std::string> workload_rule_broken(const Config& config, const Work
   for (const auto& rule : technique_rules())
     if (rule.scope == RuleScope::Workload && has(words, rule.technique) && !has(offered, rule.other))
       return rule.technique + " does not apply to " + config.workload + ": " + rule.why;
+  // A count, not a trait: each rank of a group holds experts / K of every sparse layer.
+  if (config.expert_parallel > 1 && traits.experts > 0 && traits.experts % config.expert_parallel != 0)
+    return "ep-" + std::to_string(config.expert_parallel) + " does not apply to " + config.workload +
+           ": each rank of a group holds an equal share of every layer's experts, and " +
+           std::to_string(traits.experts) + " experts do not split over " + std::to_string(config.expert_parallel) +
+           " ranks";
   return std::nullopt;
 }
 

@@ -40,6 +40,8 @@ struct WorkloadTraits {
   // Its forward never reads a device value on the host (a mixture of experts' loop reads each
   // expert's token count): graph.
   bool capturable = true;
+  // A mixture of experts' routed experts a sparse layer (0: none): ep-K splits them.
+  int experts = 0;
   // Not a rule's trait: a standard model whose memory ckpt is for (the groups add its ckpt rows).
   bool real_scale = false;
   // The trait names the table uses, for those this workload has.
@@ -47,7 +49,8 @@ struct WorkloadTraits {
 };
 
 // The words of a config the table speaks of: its device, precision, host memory (cuda),
-// "dp", "ddp-N", "zero1-N", "zero2-N" or "fsdp-N", "accK", the Adam kernel as written, "channels-last", "ckpt", "graph".
+// "dp", "ddp-N", "zero1-N", "zero2-N" or "fsdp-N", "accK", the Adam kernel as written, "channels-last", "ckpt", "graph",
+// "ep-K".
 std::vector<std::string> config_words(const Config& config);
 
 // The first Id rule that `words` break, as "<technique> with <other>: <why>"; nullopt if none.

@@ -17,11 +17,6 @@
 namespace gpubench {
 namespace {
 
-std::string message_of(const std::exception& error) {
-  if (const auto* c10_error = dynamic_cast<const c10::Error*>(&error)) return c10_error->what_without_backtrace();
-  return error.what();
-}
-
 std::int64_t trainable_bytes(const std::vector<torch::Tensor>& parameters) {
   std::int64_t bytes = 0;
   for (const auto& parameter : parameters)
@@ -72,15 +67,24 @@ DdpSession::DdpSession(DdpSettings settings, LaunchEnv env)
     : settings_(std::move(settings)), env_(std::move(env)), backend_(backend_for(settings_.device)) {}
 
 DdpSession::~DdpSession() {
+  expert_sync_.reset();
+  experts_.reset();
   sync_.reset();
   reducer_.reset();
   sharded_.reset();
   // A group with a failed or pending collective may block its destructor on a dead peer
   // until the backend's own timeout: leave it to the process exit instead.
-  if (failed_)
+  if (failed_) {
     (void)group_.release();
-  else
+    (void)reduce_group_.release();
+    (void)expert_groups_.experts.release();
+    (void)expert_groups_.replicas.release();
+  } else {
     shutdown_group(group_);
+    shutdown_group(reduce_group_);
+    shutdown_group(expert_groups_.experts);
+    shutdown_group(expert_groups_.replicas);
+  }
 }
 
 std::chrono::milliseconds DdpSession::timeout() const {
@@ -116,6 +120,13 @@ std::unique_ptr<DdpSession> DdpSession::join(const DdpSettings& settings, const 
   request.all_ranks_local = env.master_is_loopback();
   try {
     session->group_ = make_process_group(request);
+    if (settings.mode != ParallelMode::Ddp) {
+      // The reduce-scatters' own group (ShardedOptions::reduce_group): on NCCL its own stream.
+      GroupRequest reduces = request;
+      reduces.store = prefixed_store(scope + "/reduce/" + session->backend_ + "/", store);
+      session->reduce_group_ = make_process_group(reduces);
+    }
+    if (settings.expert_parallel > 1) session->expert_groups_ = join_expert_groups(request, store, scope, settings.expert_parallel);
   } catch (const std::exception& error) {
     // Not always a timeout (an NCCL version mismatch, a missing device): the bound is
     // stated, the cause is the error's own message.
@@ -160,6 +171,32 @@ int DdpSession::agree_on_step_count(double last_warmup_ms, double budget_s, int 
 }
 
 GradientSync& DdpSession::attach(Model& model) {
+  GradientSync& sync = attach_data_parallel(model);
+  if (!experts_) return sync;
+  expert_sync_ = std::make_unique<ExpertParallelSync>(sync, *experts_, settings_.accumulate);
+  return *expert_sync_;
+}
+
+// ep-K's experts split over the group before the data-parallel mode lays out the rest.
+std::vector<torch::Tensor> DdpSession::attach_experts(Model& model) {
+  if (settings_.expert_parallel <= 1) return {};
+  ExpertParallelOptions options;
+  options.rank = env_.rank;
+  options.world_size = env_.world_size;
+  options.group_size = settings_.expert_parallel;
+  options.timeout = timeout();
+  options.on_failure = [this] { mark_failed(); };
+  experts_ = std::make_unique<ExpertParallel>(model, *expert_groups_.experts, expert_groups_.replicas.get(), options,
+                                              *recorder_);
+  return experts_->all_expert_parameters();
+}
+
+GradientSync& DdpSession::attach_data_parallel(Model& model) {
+  const std::vector<torch::Tensor> left_out = attach_experts(model);
+  const auto is_left_out = [&](const torch::Tensor& parameter) {
+    return std::any_of(left_out.begin(), left_out.end(),
+                       [&](const torch::Tensor& p) { return p.unsafeGetTensorImpl() == parameter.unsafeGetTensorImpl(); });
+  };
   if (settings_.mode != ParallelMode::Ddp) {
     ShardedOptions options;
     options.mode = settings_.mode;
@@ -169,11 +206,15 @@ GradientSync& DdpSession::attach(Model& model) {
     options.stream_waits = backend_ == "nccl";
     options.device_timing = backend_ == "nccl";
     options.on_failure = [this] { mark_failed(); };
+    options.left_out = left_out;
+    options.reduce_group = reduce_group_.get();
     sharded_ = std::make_unique<ShardedDataParallel>(model, *group_, options, recorder_);
     sync_ = std::make_unique<ForwardingSync>(*sharded_, env_.rank);
     return *sync_;
   }
-  const std::vector<torch::Tensor> parameters = model.module->parameters();
+  std::vector<torch::Tensor> parameters;
+  for (const auto& parameter : model.module->parameters())
+    if (!is_left_out(parameter)) parameters.push_back(parameter);
   const auto cap = static_cast<std::int64_t>(settings_.bucket_mb * (1 << 20));
   ReducerOptions options;
   options.rank = env_.rank;
@@ -190,7 +231,18 @@ GradientSync& DdpSession::attach(Model& model) {
 }
 
 std::vector<torch::Tensor> DdpSession::optimizer_parameters(const Model& model) const {
-  return sharded_ ? sharded_->optimizer_parameters() : model.module->parameters();
+  if (sharded_) {
+    std::vector<torch::Tensor> parameters = sharded_->optimizer_parameters();
+    if (experts_) parameters.insert(parameters.end(), experts_->local_parameters().begin(), experts_->local_parameters().end());
+    return parameters;
+  }
+  if (reducer_ && experts_) {
+    // The reduced parameters, then the experts this rank holds (not those it freed).
+    std::vector<torch::Tensor> parameters = reducer_->parameters();
+    parameters.insert(parameters.end(), experts_->local_parameters().begin(), experts_->local_parameters().end());
+    return parameters;
+  }
+  return model.module->parameters();
 }
 
 void DdpSession::agree_on_found_inf(torch::Tensor& found_inf, bool read_on_host) {
@@ -239,6 +291,7 @@ std::optional<DdpSession::Gathered> DdpSession::gather(const std::vector<double>
     mine["parameter_digest"] = rank_extra.contains("parameter_digest") ? rank_extra.at("parameter_digest").get<std::string>()
                                                                         : parameter_digest(parameters);
   mine.update(rank_extra);
+  if (experts_) mine["expert_token_bytes_per_step"] = experts_->describe()["all_to_all"]["token_bytes_per_step"];
   if (settings_.device.is_cuda())
     if (const char* visible = std::getenv("CUDA_VISIBLE_DEVICES")) mine["cuda_visible_devices"] = visible;
   try {
@@ -257,6 +310,13 @@ std::optional<DdpSession::Gathered> DdpSession::gather(const std::vector<double>
     // of their mean losses is the mean over the global batch.
     gathered.global_losses.assign(losses.size(), 0.0);
     nlohmann::json digests = nlohmann::json::array();
+    // ep-K: what every rank sent, summed (a rank's own share follows its routing).
+    double expert_bytes = 0;
+    for (auto& rank : ranks) {
+      if (rank.contains("expert_token_bytes_per_step") && rank["expert_token_bytes_per_step"].is_number())
+        expert_bytes += rank["expert_token_bytes_per_step"].get<double>();
+      rank.erase("expert_token_bytes_per_step");
+    }
     for (auto& rank : ranks) {
       if (compared) digests.push_back(rank.value("parameter_digest", ""));
       rank.erase("parameter_digest");
@@ -286,6 +346,10 @@ std::optional<DdpSession::Gathered> DdpSession::gather(const std::vector<double>
           "Gloo's reduce-scatter (c10d, torch 2.11) all-reduces a flat copy of its input and keeps this rank's "
           "chunk: it moves an all-reduce's 2(N-1)/N of its size, not (N-1)/N, and holds one more copy; the bytes and "
           "the theory here count what the mode needs (NCCL's reduce-scatter)";
+    if (experts_) {
+      gathered.ddp["expert_parallel"] = experts_->describe();
+      gathered.ddp["expert_parallel"]["all_to_all"]["token_bytes_per_step_all_ranks"] = expert_bytes;
+    }
     if (sharded_) {
       gathered.ddp["sharding"] = sharded_->describe();
       // Its gradient reductions a step: one reduce-scatter a unit.

@@ -10,6 +10,7 @@
 
 #include "core/config/config.h"
 #include "harness/parallel/comm_stats.h"
+#include "harness/parallel/expert_parallel.h"
 #include "harness/parallel/gradient_reducer.h"
 #include "harness/parallel/sharded_data_parallel.h"
 #include "harness/parallel/launch_env.h"
@@ -22,6 +23,7 @@ struct DdpSettings {
   ParallelMode mode = ParallelMode::Ddp;  // or zero1, zero2, fsdp: which sync attach() makes
   int world_size = 1;              // the config's N: the launch must have exactly N ranks
   int accumulate = 1;              // micro-batches a step (the communication's theory counts them)
+  int expert_parallel = 1;         // ep-K: ranks a group that split the experts (1: none)
   torch::Device device = torch::kCPU;
   double bucket_mb = 25;           // --bucket-mb
   double comm_timeout_s = 60;      // --comm-timeout: joining, every collective, the final gather
@@ -65,6 +67,8 @@ class DdpSession {
   std::vector<torch::Tensor> optimizer_parameters(const Model& model) const;
   // The sharded run, or null for ddp.
   ShardedDataParallel* sharded() const { return sharded_.get(); }
+  // ep-K's experts, or null without ep.
+  ExpertParallel* expert_parallel() const { return experts_.get(); }
   // The GradScaler's inf flag, maxed over the ranks: each sees only its gradient shard,
   // and all must skip (or step) together. `read_on_host`: the host reads the flag next.
   void agree_on_found_inf(torch::Tensor& found_inf, bool read_on_host);
@@ -91,16 +95,22 @@ class DdpSession {
   DdpSession(DdpSettings settings, LaunchEnv env);
   std::chrono::milliseconds timeout() const;
   void mark_failed() { failed_ = true; }
+  GradientSync& attach_data_parallel(Model& model);
+  std::vector<torch::Tensor> attach_experts(Model& model);
 
   DdpSettings settings_;
   LaunchEnv env_;
   std::string backend_;
   c10::intrusive_ptr<c10d::Store> store_;  // this config's key namespace
   c10::intrusive_ptr<CollectiveGroup> group_;
+  c10::intrusive_ptr<CollectiveGroup> reduce_group_;  // the sharded modes' reduce-scatters'
   std::shared_ptr<CommRecorder> recorder_ = std::make_shared<CommRecorder>();
   std::unique_ptr<GradientReducer> reducer_;
   std::unique_ptr<ShardedDataParallel> sharded_;
   std::unique_ptr<GradientSync> sync_;  // the reducer or the sharded run, as the Trainer sees it
+  ExpertGroups expert_groups_;           // ep-K's
+  std::unique_ptr<ExpertParallel> experts_;
+  std::unique_ptr<GradientSync> expert_sync_;  // sync_ with the experts' reduction after it
   bool failed_ = false;
 };
 

@@ -11,11 +11,6 @@ std::string mib(std::int64_t bytes) {
   return text;
 }
 
-std::string message_of(const std::exception& error) {
-  if (const auto* c10_error = dynamic_cast<const c10::Error*>(&error)) return c10_error->what_without_backtrace();
-  return error.what();
-}
-
 }  // namespace
 
 GradientReducer::GradientReducer(std::vector<torch::Tensor> parameters, BucketPlan plan, CollectiveGroup& group,

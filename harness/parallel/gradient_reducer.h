@@ -64,6 +64,7 @@ class GradientReducer final : public GradientSync {
   // (the next backward's start does it; call before reading the recorder). Else nothing.
   void settle();
   const BucketPlan& plan() const { return plan_; }
+  const std::vector<torch::Tensor>& parameters() const { return parameters_; }  // what it averages
 
  private:
   using Clock = std::chrono::steady_clock;

@@ -7,6 +7,11 @@
 
 namespace gpubench {
 
+std::string message_of(const std::exception& error) {
+  if (const auto* c10_error = dynamic_cast<const c10::Error*>(&error)) return c10_error->what_without_backtrace();
+  return error.what();
+}
+
 std::string backend_for(const torch::Device& device) { return device.is_cuda() ? "nccl" : "gloo"; }
 
 std::optional<std::string> backend_unavailable_reason(const std::string& backend) {

@@ -64,6 +64,9 @@ std::optional<double> device_time_ms(const c10d::Work& work);
 // uses it holds) until the process exits: the rank fails with the named error, not a hang.
 void run_within(std::function<void()> call, std::chrono::milliseconds timeout, const std::string& what);
 
+// An error's message for a rank's failure: a c10::Error's without its C++ backtrace.
+std::string message_of(const std::exception& error);
+
 // Implemented by gloo_group.cpp and nccl_group.cpp.
 c10::intrusive_ptr<CollectiveGroup> make_gloo_group(const GroupRequest& request);
 c10::intrusive_ptr<CollectiveGroup> make_nccl_group(const GroupRequest& request);

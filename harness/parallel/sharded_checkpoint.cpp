@@ -5,7 +5,10 @@ namespace gpubench {
 std::unique_ptr<torch::optim::Adam> consolidated_adam(ShardedDataParallel& sharded, torch::optim::Adam& sharded_optimizer,
                                                       bool keep) {
   torch::NoGradGuard no_grad;
-  const auto& shards = sharded_optimizer.param_groups().at(0).params();
+  // The shards lead the optimizer's parameters (ep-K's experts may follow them).
+  const auto& stepped_parameters = sharded_optimizer.param_groups().at(0).params();
+  const std::vector<torch::Tensor> shards(stepped_parameters.begin(),
+                                          stepped_parameters.begin() + static_cast<std::ptrdiff_t>(sharded.layout().units.size()));
   const auto& options = static_cast<const torch::optim::AdamOptions&>(sharded_optimizer.param_groups().at(0).options());
   std::vector<torch::Tensor> exp_avgs, exp_avg_sqs;
   std::int64_t step = 0;

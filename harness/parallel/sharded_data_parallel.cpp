@@ -12,16 +12,13 @@
 namespace gpubench {
 namespace {
 
-std::string message_of(const std::exception& error) {
-  if (const auto* c10_error = dynamic_cast<const c10::Error*>(&error)) return c10_error->what_without_backtrace();
-  return error.what();
-}
-
 // The parameters to shard, each once: LibTorch's parameters() lists a tensor registered
-// under two names twice, and a second slot would take its gradient's place.
-std::vector<torch::Tensor> trainable(const torch::nn::Module& module) {
+// under two names twice, and a second slot would take its gradient's place. Those another
+// sync owns (`left_out`) are not.
+std::vector<torch::Tensor> trainable(const torch::nn::Module& module, const std::vector<torch::Tensor>& left_out) {
   std::vector<torch::Tensor> out;
   std::unordered_set<const c10::TensorImpl*> seen;
+  for (const auto& parameter : left_out) seen.insert(parameter.unsafeGetTensorImpl());
   for (const auto& parameter : module.parameters())
     if (parameter.requires_grad() && seen.insert(parameter.unsafeGetTensorImpl()).second) out.push_back(parameter);
   return out;
@@ -42,7 +39,10 @@ class ShardedDataParallel::ArrivalHook final : public torch::autograd::PostAccum
 
 ShardedDataParallel::ShardedDataParallel(Model& model, CollectiveGroup& group, ShardedOptions options,
                                          std::shared_ptr<CommRecorder> recorder)
-    : group_(group), options_(std::move(options)), recorder_(std::move(recorder)), parameters_(trainable(*model.module)) {
+    : group_(group),
+      options_(std::move(options)),
+      reduce_group_(options_.reduce_group != nullptr ? *options_.reduce_group : group),
+      recorder_(std::move(recorder)), parameters_(trainable(*model.module, options_.left_out)) {
   if (options_.mode != ParallelMode::Zero1 && options_.mode != ParallelMode::Zero2 && options_.mode != ParallelMode::Fsdp)
     throw std::invalid_argument("ShardedDataParallel: mode " + to_string(options_.mode) + " is not zero1, zero2 or fsdp");
   if (parameters_.empty()) throw std::invalid_argument("sharding: the model has no trainable parameter to shard");
@@ -104,7 +104,7 @@ void ShardedDataParallel::record_launch(const c10::intrusive_ptr<c10d::Work>& wo
   }
 }
 
-void ShardedDataParallel::wait(c10d::Work& work, const char* what, std::size_t unit, HostWait host) {
+void ShardedDataParallel::wait(c10d::Work& work, const char* what, std::size_t unit, HostWait host, Lane lane) {
   const auto start = Clock::now();
   // On NCCL the current stream waits for the collective and the host goes on (prefetch
   // works); the step's last such wait is checked on the host at the next step's start
@@ -128,8 +128,8 @@ void ShardedDataParallel::wait(c10d::Work& work, const char* what, std::size_t u
   const auto end = Clock::now();
   if (on_host) waited_ms_ += std::chrono::duration<double, std::milli>(end - start).count();
   if (!on_host) {
-    last_waited_ = c10::intrusive_ptr<c10d::Work>::reclaim_copy(&work);
-    last_waited_unit_ = unit;
+    last_waited_[static_cast<int>(lane)] = c10::intrusive_ptr<c10d::Work>::reclaim_copy(&work);
+    last_waited_unit_[static_cast<int>(lane)] = unit;
   }
   if (const auto found = completion_of_.find(&work); found != completion_of_.end()) {
     std::int64_t none = 0;
@@ -164,9 +164,13 @@ void ShardedDataParallel::release(std::size_t unit) {
 void ShardedDataParallel::settle() {
   if (!unsettled_) return;
   unsettled_ = false;
-  // NCCL ran the step's collectives in order on its stream: once the last is done, all are.
-  if (last_waited_) wait(*last_waited_, "the last step's last collective", last_waited_unit_, HostWait::Yes);
-  last_waited_.reset();
+  // NCCL ran each group's collectives in order on its stream: once each lane's last is
+  // done, all are.
+  for (int lane = 0; lane < 2; ++lane) {
+    if (last_waited_[lane])
+      wait(*last_waited_[lane], "the last step's last collective", last_waited_unit_[lane], HostWait::Yes, Lane(lane));
+    last_waited_[lane].reset();
+  }
   record_step(unsettled_measured_);
 }
 
@@ -247,7 +251,7 @@ void ShardedDataParallel::launch_ready_reduces() {
   while (next_reduce_ < reduce_order_.size() && ready_[reduce_order_[next_reduce_]]) {
     const std::size_t unit = reduce_order_[next_reduce_++];
     UnitShard& shard = units_[unit];
-    record_launch(shard.launch_reduce(group_, /*free_gradients=*/options_.mode != ParallelMode::Zero1),
+    record_launch(shard.launch_reduce(reduce_group_, /*free_gradients=*/options_.mode != ParallelMode::Zero1),
                   CollectiveKind::ReduceScatter, shard.whole_bytes(), unit);
     in_flight_.push_back(unit);
     // Each reduce-scatter holds a flat copy of its unit's gradients until it ends: at most
@@ -259,7 +263,7 @@ void ShardedDataParallel::launch_ready_reduces() {
 void ShardedDataParallel::finish_oldest_reduce(HostWait host) {
   const std::size_t unit = in_flight_.front();
   in_flight_.pop_front();
-  units_[unit].finish_reduce([&](c10d::Work& work) { wait(work, "the reduce-scatter", unit, host); },
+  units_[unit].finish_reduce([&](c10d::Work& work) { wait(work, "the reduce-scatter", unit, host, Lane::Reduce); },
                              /*accumulate=*/reduces_every_micro_batch() && accumulated_);
 }
 

@@ -26,7 +26,8 @@
 // collective and the host goes on, as PyTorch's DDP and FSDP2 do (prefetch overlaps, and
 // the host keeps its run-ahead into the optimizer and the next forward); the bound is kept
 // at the next step's start, which waits on the host, bounded, for this step's last
-// collective (NCCL runs a group's collectives in order: all of them are done then) and
+// collective of each group (the reduce-scatters have a group of their own, ShardedOptions::
+// reduce_group; NCCL runs a group's collectives in order: all of them are done then) and
 // only then records the step, with each collective's time on the device. No host clock
 // sees the exposed part there: the row says null.
 #include <atomic>
@@ -60,6 +61,12 @@ struct ShardedOptions {
   bool stream_waits = false;                 // NCCL: waits order the stream, the host goes on
   bool device_timing = false;                // NCCL: each collective's time from NCCL's own events
   std::function<void()> on_failure;          // lets the owner of the process group abandon it
+  // Parameters another sync owns (ep-K's experts): neither sharded nor reduced here.
+  std::vector<torch::Tensor> left_out;
+  // The reduce-scatters' own group over the same ranks (null: the gathers' group), so that
+  // on NCCL they run on a stream of their own and a prefetched all-gather does not queue
+  // behind a reduce-scatter in backward (FSDP2's separate all-gather and reduce-scatter streams).
+  CollectiveGroup* reduce_group = nullptr;
 };
 
 // What a rank holds of the model's state, in bytes (distinct storages, counted once).
@@ -132,12 +139,14 @@ class ShardedDataParallel final : public GradientSync, public UnitHooks {
   void prefetch(std::size_t unit);
   // Whether a wait also blocks the host on NCCL (Gloo's always do).
   enum class HostWait { No, Yes };
+  // Which group a collective ran on: each runs its collectives in order on its own stream.
+  enum class Lane { Gather = 0, Reduce = 1 };
   void ensure_gathered(std::size_t unit, HostWait host = HostWait::No);
   void release(std::size_t unit);
   void pre_backward(std::size_t unit);
   void launch_ready_reduces();  // with mutex_ held
   void finish_oldest_reduce(HostWait host = HostWait::No);
-  void wait(c10d::Work& work, const char* what, std::size_t unit, HostWait host = HostWait::No);
+  void wait(c10d::Work& work, const char* what, std::size_t unit, HostWait host = HostWait::No, Lane lane = Lane::Gather);
   void record_launch(const c10::intrusive_ptr<c10d::Work>& work, CollectiveKind kind, std::int64_t bytes, std::size_t unit);
   void record_step(bool measured);  // step_ into the recorder, with its collectives' device times
   double ms_since_step() const;
@@ -147,6 +156,7 @@ class ShardedDataParallel final : public GradientSync, public UnitHooks {
   using Clock = std::chrono::steady_clock;
   CollectiveGroup& group_;
   ShardedOptions options_;
+  CollectiveGroup& reduce_group_;  // options_.reduce_group, or group_
   std::shared_ptr<CommRecorder> recorder_;
   std::vector<torch::Tensor> parameters_;
   ShardLayout layout_;
@@ -168,10 +178,10 @@ class ShardedDataParallel final : public GradientSync, public UnitHooks {
   // device_timing: the step's collectives, read once all are done (their waits released
   // what they stashed; what a Work still holds is its output, which the unit keeps anyway).
   std::vector<c10::intrusive_ptr<c10d::Work>> works_;
-  // NCCL: the step's last collective, waited only on the stream, and the step itself, until
-  // the next step's start (settle) has checked it on the host.
-  c10::intrusive_ptr<c10d::Work> last_waited_;
-  std::size_t last_waited_unit_ = 0;
+  // NCCL: each lane's last collective of the step, waited only on the stream, and the step
+  // itself, until the next step's start (settle) has checked them on the host.
+  c10::intrusive_ptr<c10d::Work> last_waited_[2];
+  std::size_t last_waited_unit_[2] = {0, 0};
   bool unsettled_ = false, unsettled_measured_ = false;
   std::unordered_map<const c10d::Work*, std::shared_ptr<std::atomic<std::int64_t>>> completion_of_;  // not yet waited
   std::int64_t gathered_bytes_ = 0, peak_gathered_bytes_ = 0;

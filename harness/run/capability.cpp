@@ -80,7 +80,11 @@ std::optional<std::string> skip_reason(const Config& config, const MachineCapabi
 
 std::optional<std::string> skip_reason(const Config& config, const MachineCapabilities& machine,
                                        const RunSettings& settings) {
-  if (auto reason = skip_reason(config, machine)) return reason;
+  // --oversubscribe lets a CPU config of more ranks than cores run (the matrix names it:
+  // a group never holds one).
+  const bool oversubscribed = settings.oversubscribe && config.device == DeviceKind::Cpu && config.multi_rank() &&
+                              config.world_size > machine.cpu_cores;
+  if (auto reason = skip_reason(config, machine); reason && !oversubscribed) return reason;
   // A group's row the workload cannot take (a TorchScript module's dp): skipped, saying why
   // (a named id is refused before the run: config/matrix_spec.h).
   if (auto reason = workload_rule_broken(config, make_workload(config.workload)->traits())) return reason;

@@ -9,6 +9,7 @@ nlohmann::json config_json(const Config& config) {
           {"host_memory", to_string(config.host_memory)},
           {"parallel", to_string(config.parallel)},
           {"world_size", config.world_size},
+          {"expert_parallel", config.expert_parallel},
           {"accumulate", config.accumulate},
           {"techniques", config.technique_segments()},
           {"adam_kernel", to_string(config.adam_kernel())}};

@@ -126,6 +126,7 @@ void plan_devices(PreparedConfig& c) {
   ddp.mode = c.config.parallel;
   ddp.world_size = c.config.world_size;
   ddp.accumulate = c.config.accumulate;
+  ddp.expert_parallel = c.config.expert_parallel;
   ddp.device = c.plan.device;
   ddp.bucket_mb = settings.bucket_mb;
   ddp.comm_timeout_s = settings.comm_timeout_s;
@@ -198,8 +199,8 @@ void prepare(PreparedConfig& c) {
     // allocator would keep them reserved for this process (NCCL's buffers and other
     // processes could not have them) and split them for smaller tensors.
     if (c.config.device == DeviceKind::Cuda && c.ddp->sharded()) empty_cuda_cache();
-    // Each rank's GradScaler sees only its gradient shard: its inf check is agreed.
-    if (c.ddp->sharded())
+    // Each rank's GradScaler sees only its gradient shard (or its experts'): its inf check is agreed.
+    if (c.ddp->sharded() || c.ddp->expert_parallel())
       c.plan.scaler->agree_across_ranks([ddp = c.ddp.get()](torch::Tensor& found_inf, bool read_on_host) {
         ddp->agree_on_found_inf(found_inf, read_on_host);
       });
@@ -285,6 +286,14 @@ nlohmann::json describe_run(const PreparedConfig& c, const TrainingRun& run) {
                         {"median_ci95_relative", spread_known ? nlohmann::json(interval.relative_half_width()) : nlohmann::json()}};
   result["threads"] = {{"intra_op", c.threads}, {"inter_op", at::get_num_interop_threads()}};
   result["timing"] = timing_json(c.config, settings);
+  // --oversubscribe: more ranks than cores, each rank's threads time-sliced with the others'.
+  const int cores = std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
+  if (c.config.device == DeviceKind::Cpu && c.config.multi_rank() && c.config.world_size > cores)
+    result["oversubscribed"] = {{"ranks", c.config.world_size},
+                                {"cores", cores},
+                                {"note", "more ranks than cores (--oversubscribe): the ranks took turns on the cores, so "
+                                         "its times measure the scheduler, not this machine's speed; its losses and "
+                                         "what the ranks hold are the config's"}};
   return result;
 }
 

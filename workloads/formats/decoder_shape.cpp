@@ -189,6 +189,16 @@ std::int64_t DecoderShape::active_parameters() const {
   return total;
 }
 
+std::int64_t DecoderShape::sparse_layers() const {
+  std::int64_t count = 0;
+  for (std::int64_t i = 0; i < layers; ++i) count += sparse_layer(i) ? 1 : 0;
+  return count;
+}
+
+std::int64_t DecoderShape::routed_expert_parameters() const {
+  return sparse_layers() * (moe_parameters(*this, moe.experts) - moe_parameters(*this, 0));
+}
+
 std::optional<std::int64_t> DecoderShape::checked_parameters() const {
   const std::int64_t c = hidden, f = intermediate, v = vocab;
   const std::int64_t per_norm = norm == NormKind::LayerNorm ? 2 : 1;  // weight (and bias)

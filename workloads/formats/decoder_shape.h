@@ -181,6 +181,9 @@ struct DecoderShape {
   // The parameters a token's forward multiplies by (a sparse layer's router, its k routed and
   // shared experts; every dense part): MoE FLOPs count these, the "active" parameters.
   std::int64_t active_parameters() const;
+  // Every sparse layer's routed experts (not the router nor a shared expert): what ep-K splits.
+  std::int64_t routed_expert_parameters() const;
+  std::int64_t sparse_layers() const;
   // Trainable parameters as HF counts them, a tied head once; UsageError-free: the reader
   // refuses a config whose count overflows (checked_parameters).
   std::int64_t parameters() const;

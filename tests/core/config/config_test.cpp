@@ -17,7 +17,8 @@ TEST(ConfigId, RoundTripsEveryCanonicalForm) {
                                "mlp/cpu/fp32/ddp-2/acc4", "gpt2/cuda/amp-bf16/pinned/acc16",
                                "mlp/cuda/fp32/pinned/acc2/adam-fused", "gpt2/cpu/fp32/ckpt",
                                "resnet50/cuda/amp-bf16/pinned/ckpt", "gpt2/cuda/fp32/pinned/acc4/ckpt",
-                               "gpt2/cuda/fp8/pinned", "gpt2/cuda/fp8/pinned/acc4/ckpt"})
+                               "gpt2/cuda/fp8/pinned", "gpt2/cuda/fp8/pinned/acc4/ckpt",
+                               "moe/cuda/amp-bf16/pinned/fsdp-8/ep-8", "moe/cpu/fp32/ddp-4/ep-2/acc2"})
     EXPECT_EQ(Config::parse(id).id(), id);
 }
 

@@ -31,6 +31,10 @@ TEST(StackParts, WithoutAPartIsTheRowItIsComparedWith) {
   EXPECT_EQ(without_part(Config::parse("mlp/cpu/bf16/ddp-2/acc4"), "ddp-2").id(), "mlp/cpu/bf16/acc4");
   EXPECT_EQ(without_part(Config::parse("mlp/cpu/bf16/ddp-2/acc4"), "acc4").id(), "mlp/cpu/bf16/ddp-2");
   EXPECT_EQ(without_part(Config::parse("mlp/cpu/bf16"), "ckpt").id(), "mlp/cpu/bf16") << "a part it lacks";
+  // ep-K off keeps its mode (ep_vs_fsdp); the mode off takes ep-K with it (it borrows its ranks).
+  const Config experts = Config::parse("moe/cpu/fp32/fsdp-4/ep-2");
+  EXPECT_EQ(without_part(experts, "ep-2").id(), "moe/cpu/fp32/fsdp-4");
+  EXPECT_EQ(without_part(experts, "fsdp-4").id(), "moe/cpu/fp32");
 }
 
 TEST(StackParts, WithAPartAddsItOrReplacesThePrecision) {
@@ -44,6 +48,7 @@ TEST(StackParts, WithAPartAddsItOrReplacesThePrecision) {
   Config built = plain;
   for (const auto& part : stack_parts(stack)) built = with_part(built, part);
   EXPECT_EQ(built.id(), stack.id());
+  EXPECT_EQ(with_part(Config::parse("moe/cuda/amp-bf16/fsdp-8"), "ep-4").id(), "moe/cuda/amp-bf16/pinned/fsdp-8/ep-4");
 }
 
 }  // namespace

@@ -54,8 +54,9 @@ TEST(TechniqueRules, EveryPairIsRefusedByARuleOfTheTableOrLegal) {
     }
   for (const auto& rule : technique_rules()) {
     // The pairs pick a workload that has what they need: Workload and Machine rules have
-    // tests of their own below.
-    if (rule.scope != RuleScope::Id) continue;
+    // tests of their own below, and so do ep-K's (it always needs a multi-rank mode and a
+    // mixture of experts, which no pair of two words on a built-in CPU workload can hold).
+    if (rule.scope != RuleScope::Id || rule.technique == "ep-K") continue;
     EXPECT_TRUE(rules_used.count(rule.technique + "+" + rule.other))
         << rule.technique << " with " << rule.other << " refuses no pair: a rule nothing reaches";
   }
@@ -80,6 +81,40 @@ TEST(TechniqueRules, WorkloadRulesNameTheWorkloadAndWhatItLacks) {
   WorkloadTraits scripted;
   scripted.cloneable = false;
   EXPECT_TRUE(workload_rule_broken(Config::parse("m/cuda/fp32/dp"), scripted));
+}
+
+// ep-K borrows its ranks from a multi-rank mode and splits a mixture of experts' experts.
+TEST(TechniqueRules, ExpertParallelNeedsRanksExpertsThatSplitAndNoRecompute) {
+  const auto refused = [](const std::string& id) {
+    try {
+      Config::parse(id);
+    } catch (const UsageError& error) {
+      return std::string(error.what());
+    }
+    return std::string();
+  };
+  EXPECT_NE(refused("m/cpu/fp32/ddp-2/ep-2/ckpt").find("ep-K with ckpt: "), std::string::npos);
+  EXPECT_NE(refused("m/cuda/fp32/dp/ep-2").find("ep-K with dp: "), std::string::npos);
+  EXPECT_NE(refused("m/cpu/fp32/ep-2").find("multi-rank mode"), std::string::npos);
+  EXPECT_NE(refused("m/cpu/fp32/fsdp-6/ep-4").find("multiple of 4"), std::string::npos);
+  EXPECT_NE(refused("m/cpu/fp32/ddp-2/ep-1").find("2..1024 ranks per expert group"), std::string::npos);
+  EXPECT_NE(refused("m/cpu/fp32/ddp-2/ep-02").find("2..1024 ranks per expert group"), std::string::npos);
+  const Config config = Config::parse("m/cpu/fp32/ep-2/fsdp-4/acc2");
+  EXPECT_EQ(config.id(), "m/cpu/fp32/fsdp-4/ep-2/acc2");
+  EXPECT_EQ(config.expert_parallel, 2);
+  EXPECT_EQ(config_words(config), (std::vector<std::string>{"cpu", "fp32", "fsdp-N", "accK", "ep-K"}));
+  WorkloadTraits dense;
+  dense.units = true;
+  const auto no_experts = workload_rule_broken(config, dense);
+  ASSERT_TRUE(no_experts);
+  EXPECT_NE(no_experts->find("ep-K does not apply to m: "), std::string::npos) << *no_experts;
+  WorkloadTraits moe;
+  moe.units = true;
+  moe.experts = 6;
+  const auto uneven = workload_rule_broken(Config::parse("m/cpu/fp32/ddp-4/ep-4"), moe);
+  ASSERT_TRUE(uneven);
+  EXPECT_NE(uneven->find("6 experts do not split over 4 ranks"), std::string::npos) << *uneven;
+  EXPECT_FALSE(workload_rule_broken(config, moe));
 }
 
 // dp with autocast runs on one GPU (data_parallel runs the module itself) and is skipped on
