@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "core/config/errors.h"
+#include "workloads/decoder_mla.h"
 #include "workloads/decoder_moe.h"
 #include "workloads/decoder_rope.h"
 #include "workloads/fp8_linear.h"
@@ -72,6 +74,7 @@ void DecoderAttentionImpl::reset() {
     q_norm = register_module("q_norm", DecoderNorm(s.norm, q, s.norm_eps));
     k_norm = register_module("k_norm", DecoderNorm(s.norm, kv, s.norm_eps));
   }
+  if (s.attention_sinks) sinks = register_parameter("sinks", torch::zeros({s.heads}));
 }
 
 // q [B, T, H, d], k and v [B, T, KV, d], before any norm of a head.
@@ -105,21 +108,29 @@ std::tuple<torch::Tensor, torch::Tensor, torch::Tensor> DecoderAttentionImpl::pr
 torch::Tensor DecoderAttentionImpl::attend(const torch::Tensor& q, const torch::Tensor& k, const torch::Tensor& v,
                                            const torch::Tensor& mask) {
   const double scale = shape.attention_scale.value_or(1.0 / std::sqrt(static_cast<double>(shape.head_dim)));
-  if (!shape.attention_softcap) {
+  if (!shape.attention_softcap && !shape.attention_sinks) {
     // Query head h reads key/value head h / (heads / kv_heads): SDPA's enable_gqa, HF's repeat_kv.
     const std::optional<torch::Tensor> attn_mask = mask.defined() ? std::optional<torch::Tensor>(mask) : std::nullopt;
     return at::scaled_dot_product_attention(q, k, v, attn_mask, /*dropout_p=*/0.0, /*is_causal=*/!mask.defined(), scale,
                                             /*enable_gqa=*/shape.kv_heads != shape.heads);
   }
-  // HF's eager attention, the only one that caps: scores, cap, mask, softmax in fp32.
+  // HF's eager attention, the only one that caps or has sinks: scores, cap, mask, softmax.
   const auto groups = shape.heads / shape.kv_heads;
   const auto keys = groups == 1 ? k : k.repeat_interleave(groups, 1);
   const auto values = groups == 1 ? v : v.repeat_interleave(groups, 1);
-  auto scores = softcap(torch::matmul(q, keys.transpose(2, 3)) * scale, *shape.attention_softcap);
+  auto scores = torch::matmul(q, keys.transpose(2, 3)) * scale;
+  if (shape.attention_softcap) scores = softcap(scores, *shape.attention_softcap);
   const auto tokens = q.size(2);
   const auto seen = mask.defined() ? mask : window_mask(tokens, tokens, q.device());
   scores = scores.masked_fill(seen.logical_not(), -std::numeric_limits<double>::infinity());
-  return torch::matmul(torch::softmax(scores, -1, torch::kFloat32).to(q.scalar_type()), values);
+  if (!shape.attention_sinks) return torch::matmul(torch::softmax(scores, -1, torch::kFloat32).to(q.scalar_type()), values);
+  // gpt-oss: each head's sink logit joins every query's softmax and is dropped after it
+  // (the row's max taken out first, as HF does); cat promotes 16-bit scores to the sinks' fp32.
+  const auto sink_column = sinks.reshape({1, -1, 1, 1}).expand({q.size(0), -1, tokens, 1});
+  auto combined = torch::cat({scores, sink_column}, -1);
+  combined = combined - std::get<0>(combined.max(-1, /*keepdim=*/true));
+  const auto probabilities = torch::softmax(combined, -1, combined.scalar_type()).narrow(-1, 0, keys.size(2));
+  return torch::matmul(probabilities.to(values.scalar_type()), values);
 }
 
 torch::Tensor DecoderAttentionImpl::forward(const torch::Tensor& x, const AttentionInputs& inputs) {
@@ -169,7 +180,8 @@ void DecoderLayerImpl::reset() {
   // HF's names by placement: post_attention_layernorm is the MLP's input norm in a pre-norm
   // block and attention's output norm where one exists.
   if (s.placement != NormPlacement::Post) attention_in = norm("input_layernorm");
-  self_attn = register_module("self_attn", DecoderAttention(s));
+  if (s.latent) latent_attn = register_module("self_attn", std::make_shared<DecoderLatentAttentionImpl>(s));
+  else self_attn = register_module("self_attn", DecoderAttention(s));
   if (s.placement == NormPlacement::Pre) mlp_in = norm("post_attention_layernorm");
   else attention_out = norm("post_attention_layernorm");
   if (s.placement == NormPlacement::Sandwich) mlp_in = norm("pre_feedforward_layernorm");
@@ -181,7 +193,8 @@ void DecoderLayerImpl::reset() {
 torch::Tensor DecoderLayerImpl::forward(const torch::Tensor& x, const AttentionInputs& inputs) {
   const auto branch = [](DecoderNorm& norm, const torch::Tensor& t) { return norm ? norm(t) : t; };
   const auto feed_forward = [&](const torch::Tensor& t) { return experts ? experts->forward(t) : mlp(t); };
-  auto attention = branch(attention_out, self_attn(branch(attention_in, x), inputs));
+  const auto attend = [&](const torch::Tensor& t) { return latent_attn ? latent_attn->forward(t, inputs) : self_attn(t, inputs); };
+  auto attention = branch(attention_out, attend(branch(attention_in, x)));
   if (shape.parallel_residual) return feed_forward(branch(mlp_in, x)) + attention + x;  // GPT-NeoX's order of adds
   if (shape.residual_multiplier != 1.0) attention = attention * shape.residual_multiplier;
   const auto h = x + attention;
@@ -211,6 +224,9 @@ void DecoderLmImpl::init_weights() {
     }
     if (auto* e = module->as<FamilyEmbedding>()) torch::nn::init::normal_(e->weight, 0.0, 0.02);
     if (auto* n = module->as<DecoderNormImpl>()) n->init_weights();
+    if (auto* a = module->as<DecoderAttentionImpl>(); a && a->sinks.defined()) torch::nn::init::normal_(a->sinks, 0.0, 0.02);
+    if (auto* e = module->as<StackedExpertsImpl>()) e->init_weights();
+    if (auto* m = module->as<DecoderMoeImpl>()) m->init_weights();
   }
   if (shape.pad_token_id) model->embed_tokens->weight[*shape.pad_token_id].zero_();
 }
@@ -280,7 +296,8 @@ torch::Tensor DecoderLmImpl::forward(const torch::Tensor& tokens) {
 void DecoderLmImpl::use_fp8_linears() {
   for (const auto& module : *model->layers) {
     auto* layer = module->as<DecoderLayerImpl>();
-    layer->self_attn->fp8 = true;
+    if (layer->self_attn) layer->self_attn->fp8 = true;
+    if (layer->latent_attn) layer->latent_attn->fp8 = true;
     // Not a mixture of experts' experts: each computes a varying count of tokens, and
     // _scaled_mm takes multiples of 16 rows only; they stay in the autocast dtype.
     if (layer->mlp) layer->mlp->fp8 = true;
@@ -343,9 +360,12 @@ Model make_decoder_model(const DecoderShape& shape, const ModelTechniques& techn
       if (!layer || !layer->experts) continue;
       sparse.push_back(layer->experts);
       auto& experts = wrapped.expert_parameters.emplace_back();
+      if (layer->experts->stacked) continue;  // one tensor for every expert: ep refuses it (set below)
       for (const auto& expert : layer->experts->experts->children()) experts.push_back(expert->parameters());
     }
-    wrapped.set_expert_exchange = [sparse](std::shared_ptr<ExpertExchange> exchange) {
+    const bool stacked = shape.moe.layout == MoeShape::Experts::Stacked;
+    wrapped.set_expert_exchange = [sparse, stacked](std::shared_ptr<ExpertExchange> exchange) {
+      if (stacked && exchange) throw UsageError(kStackedExpertParallel);
       for (const auto& layer : sparse) layer->exchange = exchange;
     };
   }

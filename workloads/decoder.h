@@ -1,9 +1,10 @@
 #pragma once
 // The one decoder every config'd family trains as (Llama, Mistral, Qwen2/3, Gemma 2/3, Phi-3,
-// OLMo 2, SmolLM3, Granite, StarCoder2, GPT-NeoX; the built-in `llama` is Llama-3.2-1B's
-// shape): HF transformers 5.17's computation, with what differs between families read from
-// the DecoderShape's options (workloads/formats/decoder_shape.h), never from the family's
-// name. Parameter names are HF's Llama-layout names (model.layers.N.self_attn.q_proj, ...,
+// OLMo 2, SmolLM3, Granite, StarCoder2, GPT-NeoX, and the mixtures of experts in
+// decoder_moe.h, DeepSeek-V3's latent attention in decoder_mla.h; the built-in `llama` is
+// Llama-3.2-1B's shape): HF transformers 5.17's computation, with what differs between
+// families read from the DecoderShape's options (workloads/formats/decoder_shape.h), never
+// from the family's name. Parameter names are HF's Llama-layout names (model.layers.N.self_attn.q_proj, ...,
 // plus q_norm/k_norm, qkv_proj, gate_up_proj and the Gemma/OLMo norms where the options add
 // them); a family whose checkpoint names differ maps them (workloads/family_weights.h).
 #include <array>
@@ -40,8 +41,8 @@ struct AttentionInputs {
   torch::Tensor cos, sin, mask;
 };
 
-// q, k, v (apart or fused), optional q/k norms, RoPE, attention (fused SDPA; with a softcap,
-// the scores computed and capped as HF's eager attention), o_proj.
+// q, k, v (apart or fused), optional q/k norms, RoPE, attention (fused SDPA; with a softcap
+// or sinks, the scores computed as HF's eager attention), o_proj.
 struct DecoderAttentionImpl : torch::nn::Cloneable<DecoderAttentionImpl> {
   explicit DecoderAttentionImpl(DecoderShape shape) : shape(std::move(shape)) { reset(); }
   void reset() override;
@@ -50,6 +51,7 @@ struct DecoderAttentionImpl : torch::nn::Cloneable<DecoderAttentionImpl> {
   bool fp8 = false;
   FamilyLinear q_proj{nullptr}, k_proj{nullptr}, v_proj{nullptr}, qkv_proj{nullptr}, o_proj{nullptr};
   DecoderNorm q_norm{nullptr}, k_norm{nullptr};
+  torch::Tensor sinks;  // [heads], with attention_sinks
 
  private:
   std::tuple<torch::Tensor, torch::Tensor, torch::Tensor> project(const torch::Tensor& x);
@@ -72,6 +74,7 @@ TORCH_MODULE(DecoderMlp);
 // residual adds (scaled by residual_multiplier), or both branches from the same input
 // (parallel residual).
 struct DecoderMoeImpl;
+struct DecoderLatentAttentionImpl;
 struct DecoderLayerImpl : torch::nn::Cloneable<DecoderLayerImpl> {
   DecoderLayerImpl(DecoderShape shape, std::int64_t index) : shape(std::move(shape)), index(index) { reset(); }
   void reset() override;
@@ -80,7 +83,8 @@ struct DecoderLayerImpl : torch::nn::Cloneable<DecoderLayerImpl> {
   std::int64_t index;  // which layer: a sparse one has experts in place of the MLP
   // Before and after each branch; absent (nullptr) where the placement has none.
   DecoderNorm attention_in{nullptr}, attention_out{nullptr}, mlp_in{nullptr}, mlp_out{nullptr};
-  DecoderAttention self_attn{nullptr};
+  DecoderAttention self_attn{nullptr};  // grouped-query attention
+  std::shared_ptr<DecoderLatentAttentionImpl> latent_attn;  // or latent, registered as "self_attn"
   DecoderMlp mlp{nullptr};                  // a dense layer's
   std::shared_ptr<DecoderMoeImpl> experts;  // a sparse layer's, registered as "mlp" (HF's name)
 };

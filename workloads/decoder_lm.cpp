@@ -100,13 +100,15 @@ nlohmann::json DecoderLmWorkload::describe() const {
 std::int64_t DecoderLmWorkload::forward_macs_per_sample() const {
   // Per token N multiply-adds in the matmuls of the weights, and 2 A K in attention's QK^T
   // and AV (A = heads x head_dim) over the keys K each layer attends: T (nanoGPT's
-  // 6N + 12 L H Q T training FLOPs a token), a window's min(W, T) under a window.
+  // 6N + 12 L H Q T training FLOPs a token), a window's min(W, T) under a window. Latent
+  // attention's QK^T is A = heads x (nope + rope) wide, its AV heads x v_head_dim.
   std::int64_t keys = 0;
   for (std::int64_t layer = 0; layer < spec_.layers; ++layer) {
     const std::int64_t window = spec_.windows.empty() ? 0 : spec_.windows[static_cast<std::size_t>(layer)];
     keys += window > 0 ? std::min(window, spec_.seq_len) : spec_.seq_len;
   }
-  return spec_.seq_len * (spec_.flops_parameters + 2 * spec_.attention_width * keys);
+  const std::int64_t value_width = spec_.value_width > 0 ? spec_.value_width : spec_.attention_width;
+  return spec_.seq_len * (spec_.flops_parameters + (spec_.attention_width + value_width) * keys);
 }
 
 std::string DecoderLmWorkload::flops_convention() const {
@@ -115,7 +117,8 @@ std::string DecoderLmWorkload::flops_convention() const {
          "matmul and counts), H Q = the attention width heads x head_dim (grouped-query attention's smaller K/V "
          "projections are in N), T = the sequence (a sliding-window layer counts the min(W, T) keys it attends "
          "in place of T); a mixture of experts counts its active parameters in N (the router, the k routed "
-         "experts and the shared expert a token meets); forward = a third";
+         "experts and the shared expert a token meets); multi-head latent attention's QK^T counts heads x (nope + rope) "
+         "channels and its AV heads x v_head_dim in place of 2 H Q; forward = a third";
 }
 
 std::string DecoderLmWorkload::real_data_format() const {
@@ -220,6 +223,10 @@ DecoderLmSpec decoder_lm_spec(const std::string& name, const DecoderShape& shape
   spec.layers = shape.layers;
   spec.attention_width = shape.heads * shape.head_dim;
   spec.kv_width = shape.kv_heads * shape.head_dim;
+  if (shape.latent) {  // every head's key is [nope | rope] wide, as its query
+    spec.attention_width = spec.kv_width = shape.heads * shape.latent->qk_head_dim();
+    spec.value_width = shape.heads * shape.latent->v_head_dim;
+  }
   spec.intermediate = shape.intermediate;
   spec.hidden = shape.hidden;
   spec.heads = shape.heads;
@@ -228,7 +235,7 @@ DecoderLmSpec decoder_lm_spec(const std::string& name, const DecoderShape& shape
   for (std::int64_t layer = 0; layer < shape.layers && !shape.layer_attention.empty(); ++layer)
     spec.windows.push_back(shape.attention_of(layer).window.value_or(0));
   spec.extra_norms = shape.norms_per_layer() - 2 + (shape.qk_norm == QkNorm::None ? 0 : 1);
-  spec.keeps_attention_scores = shape.attention_softcap.has_value();
+  spec.keeps_attention_scores = shape.attention_softcap.has_value() || shape.attention_sinks;  // eager attention
   spec.gated_mlp = shape.mlp != MlpKind::Plain;
   spec.router_loss = shape.moe.aux_loss_coef.has_value();
   spec.host_reads = shape.moe.experts > 0;  // the experts' loop reads each one's token count

@@ -24,6 +24,7 @@ struct DecoderLmSpec {
   std::int64_t layers = 0, attention_width = 0, hidden = 0, heads = 0, vocab = 0;
   std::int64_t root_parameters = 0;  // embeddings, head, final norm: what no layer holds (the root unit)
   std::int64_t intermediate = 0, kv_width = 0;  // the MLP's width, key/value heads x head_dim
+  std::int64_t value_width = 0;  // heads x the value head's width where it differs from the query's (MLA); 0: attention_width
   // Each layer's attention window (0: every earlier key), for the attention FLOPs; empty: all full.
   std::vector<std::int64_t> windows;
   // What the decoder's options add to a layer's activations (decoder_memory_estimate).

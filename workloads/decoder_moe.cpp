@@ -1,5 +1,6 @@
 #include "workloads/decoder_moe.h"
 
+#include <limits>
 
 namespace gpubench {
 namespace {
@@ -12,63 +13,186 @@ DecoderShape expert_shape(DecoderShape shape, std::int64_t width) {
   return shape;
 }
 
+// gpt-oss's GLU over the interleaved [gate0, up0, gate1, up1, ...] projection (HF's
+// GptOssExperts._apply_gate): gate clamped above, up to [-limit, limit], (up + 1) * gate *
+// sigmoid(alpha * gate); the stacked layout is gpt-oss's and always computes it.
+torch::Tensor clamped_glu(const torch::Tensor& gate_up, double limit, double alpha) {
+  using torch::indexing::Slice;
+  const auto gate = gate_up.index({Slice(), Slice(0, torch::indexing::None, 2)}).clamp_max(limit);
+  const auto up = gate_up.index({Slice(), Slice(1, torch::indexing::None, 2)}).clamp(-limit, limit);
+  return (up + 1) * (gate * torch::sigmoid(gate * alpha));
+}
+
+// DeepSeek-V3's group-limited choice (DeepseekV3TopkRouter): of `groups` groups of experts,
+// the topk_groups whose two best scores sum highest stay eligible; the rest are -inf.
+torch::Tensor limit_to_groups(const torch::Tensor& scores_for_choice, const MoeShape& moe) {
+  const auto rows = scores_for_choice.size(0);
+  const auto per_group = moe.experts / moe.groups;
+  const auto group_scores = std::get<0>(scores_for_choice.view({rows, moe.groups, per_group}).topk(2, -1)).sum(-1);
+  const auto group_index = std::get<1>(group_scores.topk(moe.topk_groups, -1, /*largest=*/true, /*sorted=*/false));
+  const auto group_mask = torch::zeros_like(group_scores).scatter(1, group_index, 1.0);
+  const auto score_mask = group_mask.unsqueeze(-1).expand({rows, moe.groups, per_group}).reshape({rows, moe.experts});
+  return scores_for_choice.masked_fill(score_mask.logical_not(), -std::numeric_limits<double>::infinity());
+}
+
 }  // namespace
+
+void StackedExpertsImpl::reset() {
+  const MoeShape& moe = shape.moe;
+  const std::int64_t e = moe.experts, h = shape.hidden, i = moe.expert_intermediate;
+  gate_up_proj = register_parameter("gate_up_proj", torch::empty({e, h, 2 * i}));
+  down_proj = register_parameter("down_proj", torch::empty({e, i, h}));
+  if (moe.expert_bias) {
+    gate_up_proj_bias = register_parameter("gate_up_proj_bias", torch::empty({e, 2 * i}));
+    down_proj_bias = register_parameter("down_proj_bias", torch::empty({e, h}));
+  }
+}
+
+void StackedExpertsImpl::init_weights() {
+  torch::NoGradGuard no_grad;
+  gate_up_proj.normal_(0.0, 0.02);
+  down_proj.normal_(0.0, 0.02);
+  if (gate_up_proj_bias.defined()) gate_up_proj_bias.zero_();
+  if (down_proj_bias.defined()) down_proj_bias.zero_();
+}
+
+torch::Tensor StackedExpertsImpl::forward(const torch::Tensor& routed, const std::vector<std::int64_t>& sizes) {
+  const MoeShape& moe = shape.moe;
+  // Each expert's slice through one unbind: its backward stacks the slices' gradients into
+  // one tensor (a select per expert would add E full-size zero tensors).
+  const auto gate_up = gate_up_proj.unbind(0), down = down_proj.unbind(0);
+  const auto gate_up_bias = moe.expert_bias ? gate_up_proj_bias.unbind(0) : std::vector<torch::Tensor>();
+  const auto down_bias = moe.expert_bias ? down_proj_bias.unbind(0) : std::vector<torch::Tensor>();
+  std::vector<torch::Tensor> outputs;
+  std::int64_t start = 0;
+  for (std::size_t e = 0; e < sizes.size(); ++e) {
+    if (sizes[e] == 0) continue;
+    const auto rows = routed.narrow(0, start, sizes[e]);
+    start += sizes[e];
+    auto hidden = rows.matmul(gate_up[e]);
+    if (moe.expert_bias) hidden = hidden + gate_up_bias[e];
+    hidden = clamped_glu(hidden, moe.swiglu_limit.value_or(std::numeric_limits<double>::infinity()), moe.swiglu_alpha);
+    auto out = hidden.matmul(down[e]);
+    if (moe.expert_bias) out = out + down_bias[e];
+    outputs.push_back(out);
+  }
+  return torch::cat(outputs);
+}
+
+void MoeRouterImpl::reset() {
+  weight = register_parameter("weight", torch::empty({experts, hidden}));
+  if (with_bias) bias = register_parameter("bias", torch::empty({experts}));
+  if (correction_bias) e_score_correction_bias = register_buffer("e_score_correction_bias", torch::zeros({experts}));
+}
+
+void MoeRouterImpl::init_weights() {
+  torch::NoGradGuard no_grad;
+  weight.normal_(0.0, 0.02);
+  if (bias.defined()) bias.zero_();
+  if (e_score_correction_bias.defined()) e_score_correction_bias.zero_();
+}
 
 void DecoderMoeImpl::reset() {
   const MoeShape& moe = shape.moe;
-  gate = register_module("gate", FamilyLinear(shape.hidden, moe.experts, false));
-  experts = register_module("experts", torch::nn::ModuleList());
-  for (std::int64_t e = 0; e < moe.experts; ++e) experts->push_back(DecoderMlp(expert_shape(shape, moe.expert_intermediate)));
+  gate = register_module("gate", MoeRouter(shape.hidden, moe.experts, moe.router_bias, moe.score_correction_bias));
+  if (moe.layout == MoeShape::Experts::Stacked) {
+    stacked = register_module("experts", StackedExperts(shape));
+  } else {
+    experts = register_module("experts", torch::nn::ModuleList());
+    for (std::int64_t e = 0; e < moe.experts; ++e) experts->push_back(DecoderMlp(expert_shape(shape, moe.expert_intermediate)));
+  }
   if (moe.shared_intermediate > 0) {
     shared_expert = register_module("shared_expert", DecoderMlp(expert_shape(shape, moe.shared_intermediate)));
-    shared_expert_gate = register_module("shared_expert_gate", FamilyLinear(shape.hidden, 1, false));
+    if (moe.shared_expert_gate) shared_expert_gate = register_module("shared_expert_gate", FamilyLinear(shape.hidden, 1, false));
   }
+}
+
+void DecoderMoeImpl::init_weights() { gate->init_weights(); }
+
+void DecoderMoeImpl::keep_for_loss(const torch::Tensor& logits) {
+  if (shape.moe.aux_loss_coef && torch::GradMode::is_enabled()) router_logits = logits;
+}
+
+Routing DecoderMoeImpl::route(const torch::Tensor& flat) {
+  const MoeShape& moe = shape.moe;
+  Routing routing;
+  if (moe.router == MoeShape::Router::Sigmoid) {
+    // DeepSeek-V3 scores in fp32 (its router casts the input and the weight).
+    const auto logits = torch::linear(flat.to(torch::kFloat32), gate->weight.to(torch::kFloat32));
+    keep_for_loss(logits);
+    const auto scores = torch::sigmoid(logits);
+    const torch::Tensor& correction = gate->e_score_correction_bias;
+    auto for_choice = correction.defined() ? scores + correction : scores;
+    if (moe.groups > 1) for_choice = limit_to_groups(for_choice, moe);
+    routing.chosen = std::get<1>(for_choice.topk(moe.top_k, -1, /*largest=*/true, /*sorted=*/false));
+    routing.weights = scores.gather(1, routing.chosen);
+    if (moe.renormalize) routing.weights = routing.weights / (routing.weights.sum(-1, /*keepdim=*/true) + 1e-20);
+    routing.weights = routing.weights * moe.routed_scaling;
+    return routing;
+  }
+  const auto logits = gate(flat);
+  keep_for_loss(logits);
+  if (moe.router == MoeShape::Router::TopKSoftmax) {  // gpt-oss: softmax over the k best logits
+    auto [top, chosen] = logits.topk(moe.top_k, -1);
+    routing.weights = torch::softmax(top, 1, top.scalar_type());
+    routing.chosen = chosen;
+  } else {
+    std::tie(routing.weights, routing.chosen) = torch::topk(torch::softmax(logits, -1, torch::kFloat32), moe.top_k, -1);
+    if (moe.renormalize) routing.weights = routing.weights / routing.weights.sum(-1, /*keepdim=*/true);
+    if (moe.weights_in_logits_dtype) routing.weights = routing.weights.to(logits.scalar_type());
+  }
+  if (moe.routed_scaling != 1.0) routing.weights = routing.weights * moe.routed_scaling;
+  return routing;
+}
+
+torch::Tensor DecoderMoeImpl::per_expert_forward(const torch::Tensor& routed, const std::vector<std::int64_t>& sizes) {
+  std::vector<torch::Tensor> outputs;
+  std::int64_t start = 0;
+  // An expert without tokens still computes its empty slice: its weights then get a zero
+  // gradient every backward, as the stacked layout's and HF's grouped_mm's do, so every rank
+  // of a sharded mode reduces the same units in the same order whatever its tokens chose.
+  for (std::size_t e = 0; e < sizes.size(); ++e) {
+    auto* expert = experts->ptr<DecoderMlpImpl>(e).get();
+    outputs.push_back(expert->forward(routed.narrow(0, start, sizes[e])));
+    start += sizes[e];
+  }
+  return torch::cat(outputs);
 }
 
 torch::Tensor DecoderMoeImpl::forward(const torch::Tensor& x) {
   const MoeShape& moe = shape.moe;
   const auto flat = x.reshape({-1, shape.hidden});
-  const auto logits = gate(flat);
-  auto [weights, chosen] = torch::topk(torch::softmax(logits, -1, torch::kFloat32), moe.top_k, -1);
-  if (moe.renormalize) weights = weights / weights.sum(-1, /*keepdim=*/true);
-  if (moe.weights_in_logits_dtype) weights = weights.to(logits.scalar_type());
-  const bool training = torch::GradMode::is_enabled();
-  if (training) router_logits = logits;
+  const Routing routing = route(flat);
   // Each token's k choices as (token, slot) rows sorted by expert: one GEMM per expert over
   // exactly its tokens, the weighted outputs added back by token.
-  const auto flat_chosen = chosen.reshape({-1});
+  const auto flat_chosen = routing.chosen.reshape({-1});
   const auto order = flat_chosen.argsort(/*stable=*/true);
   const auto counts = torch::bincount(flat_chosen, /*weights=*/{}, moe.experts);
-  if (training) tokens_per_expert = tokens_per_expert.defined() ? tokens_per_expert + counts : counts;
+  if (torch::GradMode::is_enabled()) tokens_per_expert = tokens_per_expert.defined() ? tokens_per_expert + counts : counts;
   const auto token_of = order.div(moe.top_k, "floor");
-  const auto routed_weights = weights.reshape({-1}).index_select(0, order).unsqueeze(1);
+  const auto routed_weights = routing.weights.reshape({-1}).index_select(0, order).unsqueeze(1);
   const auto routed_input = flat.index_select(0, token_of);
   // The loop needs each expert's count on the host (one read a layer on a GPU; a grouped GEMM
   // with device offsets would not).
   const torch::Tensor host_counts = counts.to(torch::kCPU);
   const std::int64_t* first = host_counts.data_ptr<std::int64_t>();
   const std::vector<std::int64_t> sizes(first, first + moe.experts);
-  const auto run_expert = [this](std::int64_t e, const torch::Tensor& rows) {
-    return experts->ptr<DecoderMlpImpl>(static_cast<std::size_t>(e))->forward(rows);
-  };
-  torch::Tensor expert_rows;
-  if (exchange) {
-    expert_rows = run_experts_across_ranks(*exchange, routed_input, sizes, run_expert);
+  torch::Tensor computed;
+  if (exchange) {  // ep-K: each rank runs its own experts over every rank's rows routed to them
+    if (stacked) throw std::runtime_error(kStackedExpertParallel);
+    computed = run_experts_across_ranks(*exchange, routed_input, sizes, [this](std::int64_t e, const torch::Tensor& rows) {
+      return experts->ptr<DecoderMlpImpl>(static_cast<std::size_t>(e))->forward(rows);
+    });
   } else {
-    std::vector<torch::Tensor> outputs;
-    std::int64_t start = 0;
-    for (std::int64_t e = 0; e < moe.experts; ++e) {
-      if (sizes[static_cast<std::size_t>(e)] == 0) continue;
-      outputs.push_back(run_expert(e, routed_input.narrow(0, start, sizes[static_cast<std::size_t>(e)])));
-      start += sizes[static_cast<std::size_t>(e)];
-    }
-    expert_rows = torch::cat(outputs);
+    computed = stacked ? stacked->forward(routed_input, sizes) : per_expert_forward(routed_input, sizes);
   }
   // Summed in the input's dtype (fp32 under autocast), as HF adds each expert's share.
-  const auto expert_out = (expert_rows * routed_weights).to(flat.scalar_type());
+  const auto expert_out = (computed * routed_weights).to(flat.scalar_type());
   auto out = torch::zeros_like(flat).index_add(0, token_of, expert_out);
-  if (shared_expert)
-    out = out + torch::sigmoid(shared_expert_gate(flat)) * shared_expert(flat);
+  if (shared_expert) {
+    const auto shared = shared_expert(flat);
+    out = out + (shared_expert_gate ? torch::sigmoid(shared_expert_gate(flat)) * shared : shared);
+  }
   return out.view(x.sizes());
 }
 

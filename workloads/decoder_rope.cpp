@@ -115,4 +115,14 @@ torch::Tensor apply_rope(const torch::Tensor& x, const torch::Tensor& cos, const
   return torch::cat({rotated * cos + rotate_half(rotated) * sin, x.narrow(-1, rotary, x.size(-1) - rotary)}, -1);
 }
 
+torch::Tensor apply_rope_interleaved(const torch::Tensor& x, const torch::Tensor& cos, const torch::Tensor& sin) {
+  using torch::indexing::None;
+  using torch::indexing::Slice;
+  // cos and sin are [angles, angles]: the first half holds each pair's angle.
+  const auto half = cos.size(-1) / 2;
+  const auto c = cos.narrow(-1, 0, half), s = sin.narrow(-1, 0, half);
+  const auto even = x.index({"...", Slice(0, None, 2)}), odd = x.index({"...", Slice(1, None, 2)});
+  return torch::cat({even * c - odd * s, odd * c + even * s}, -1);
+}
+
 }  // namespace gpubench

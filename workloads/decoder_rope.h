@@ -33,4 +33,9 @@ std::pair<torch::Tensor, torch::Tensor> rope_tables(const torch::Tensor& inverse
 // (HF's half-split pairs), the rest unchanged.
 torch::Tensor apply_rope(const torch::Tensor& x, const torch::Tensor& cos, const torch::Tensor& sin);
 
+// x [B, H, T, rotary_dim] with its channels in adjacent pairs (x0, x1), (x2, x3), ... each
+// rotated by one frequency, out as [x_even * cos - x_odd * sin | x_odd * cos + x_even * sin]
+// (DeepSeek's rope_interleave: HF's apply_rotary_pos_emb_interleave, the same ops).
+torch::Tensor apply_rope_interleaved(const torch::Tensor& x, const torch::Tensor& cos, const torch::Tensor& sin);
+
 }  // namespace gpubench

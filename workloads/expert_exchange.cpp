@@ -75,29 +75,24 @@ torch::Tensor run_experts_across_ranks(ExpertExchange& exchange, const torch::Te
       for (std::int64_t row = 0; row < received[s * local + j]; ++row) by_expert.push_back(start + row);
       expert_rows[static_cast<std::size_t>(j)] += received[s * local + j];
     }
-  torch::Tensor computed;
-  if (by_expert.empty()) {
-    // Nothing came here: nothing to compute, an empty reply (the exchange still runs: every
-    // rank of the group takes part in every all-to-all).
-    computed = arrived;
-  } else {
-    const auto index = torch::tensor(by_expert, torch::TensorOptions(torch::kInt64)).to(arrived.device());
-    const auto grouped = arrived.index_select(0, index);
-    std::vector<torch::Tensor> outputs;
-    std::int64_t start = 0;
-    for (std::int64_t j = 0; j < local; ++j) {
-      const std::int64_t rows = expert_rows[static_cast<std::size_t>(j)];
-      if (rows == 0) continue;
-      outputs.push_back(expert(first + j, grouped.narrow(0, start, rows)));
-      start += rows;
-    }
-    // Back to the arrival order (source-major), which the reply's splits describe; in the
-    // rows' dtype, which every rank of the group sends and expects (under autocast the
-    // experts' GEMMs give 16-bit outputs, and a rank that computed nothing has none).
-    const auto in_expert_order = torch::cat(outputs).to(arrived.scalar_type());
-    computed = torch::zeros({arrived.size(0), in_expert_order.size(1)}, in_expert_order.options())
-                   .index_copy(0, index, in_expert_order);
+  // Every local expert computes its rows, none included: an idle expert's weights get a zero
+  // gradient, as without ep (decoder_moe.cpp), so that ep-K and ddp-N move them alike (Adam
+  // moves a zero gradient's weight by its momentum, and skips an undefined one).
+  const auto index = torch::tensor(by_expert, torch::TensorOptions(torch::kInt64)).to(arrived.device());
+  const auto grouped = arrived.index_select(0, index);
+  std::vector<torch::Tensor> outputs;
+  std::int64_t start = 0;
+  for (std::int64_t j = 0; j < local; ++j) {
+    const std::int64_t rows = expert_rows[static_cast<std::size_t>(j)];
+    outputs.push_back(expert(first + j, grouped.narrow(0, start, rows)));
+    start += rows;
   }
+  // Back to the arrival order (source-major), which the reply's splits describe; in the
+  // rows' dtype, which every rank of the group sends and expects (under autocast the
+  // experts' GEMMs give 16-bit outputs; a rank that received nothing replies with no rows).
+  const auto in_expert_order = torch::cat(outputs).to(arrived.scalar_type());
+  const torch::Tensor computed =
+      torch::zeros({arrived.size(0), in_expert_order.size(1)}, in_expert_order.options()).index_copy(0, index, in_expert_order);
   return exchange_rows(exchange, computed, receive, send);
 }
 

@@ -71,7 +71,8 @@ TEST_P(FamilyTechniques, EveryStackTrainsAsItsPlainConfig) {
   expect_same_curve(curve_of(report, "m/cpu/bf16/fsdp-2"), curve_of(report, "m/cpu/fp32/fsdp-2/ckpt"), 0.02, "bf16 fsdp-2");
   // A mixture of experts reports its load: every layer's top-k slots, the same total each.
   const nlohmann::json& row = *test_support::find_row(report, "m/cpu/fp32");
-  EXPECT_EQ(row.contains("moe"), GetParam().find("moe") != std::string::npos) << row.dump();
+  const bool experts = GetParam().find("moe") != std::string::npos || GetParam().find("deepseek") != std::string::npos;
+  EXPECT_EQ(row.contains("moe"), experts) << row.dump();
   if (row.contains("moe")) {
     ASSERT_FALSE(row["moe"]["layers"].empty());
     double first_total = -1;
@@ -92,10 +93,12 @@ TEST_P(FamilyTechniques, EveryStackTrainsAsItsPlainConfig) {
 // (Gemma 3); fused per-head q/k/v, partial rotary, LayerNorm and the parallel residual
 // (GPT-NeoX); fused blocks, fused gate_up and LongRoPE (Phi-3); post norms and full-width q/k
 // norms (OLMo 2); score and logit softcaps (Gemma 2); routed experts (Mixtral, without the
-// load-balancing loss: with it, ckpt and dp are refused by the rule table).
+// load-balancing loss: with it, ckpt and dp are refused by the rule table); latent attention,
+// dense and sparse layers, group-limited sigmoid routing and a shared expert (DeepSeek-V3).
 INSTANTIATE_TEST_SUITE_P(Cases, FamilyTechniques,
                          ::testing::Values("gemma3_text_layer_types", "gpt_neox_parallel", "phi3_longrope_partial",
-                                           "olmo2_post_norm", "gemma2_softcap_window", "mixtral_moe_window_noaux"));
+                                           "olmo2_post_norm", "gemma2_softcap_window", "mixtral_moe_window_noaux",
+                                           "deepseek_v3_mla"));
 
 }  // namespace
 }  // namespace gpubench

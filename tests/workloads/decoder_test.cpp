@@ -129,6 +129,31 @@ std::vector<DecoderShape> option_variants() {
   moe.moe.shared_intermediate = 24;
   moe.moe.sparse = {false, true};
   variants.push_back(moe);
+  DecoderShape oss = tiny_llama();  // gpt-oss-like: sinks, a router bias, stacked experts with biases
+  oss.qkv_bias = oss.o_bias = true;
+  oss.attention_sinks = true;
+  oss.moe.experts = 4;
+  oss.moe.expert_intermediate = 12;
+  oss.moe.router = MoeShape::Router::TopKSoftmax;
+  oss.moe.router_bias = oss.moe.expert_bias = true;
+  oss.moe.layout = MoeShape::Experts::Stacked;
+  oss.moe.swiglu_limit = 7.0;
+  variants.push_back(oss);
+  DecoderShape deepseek = tiny_llama();  // DeepSeek-like: latent attention, sigmoid routing in groups
+  // q_lora_rank 12, kv_lora_rank 10, nope 6, rope 4, v 8.
+  deepseek.latent = LatentAttentionShape{12, 10, 6, 4, 8};
+  deepseek.head_dim = deepseek.latent->qk_rope_head_dim;
+  deepseek.kv_heads = deepseek.heads;
+  deepseek.rope_interleave = true;
+  deepseek.moe.experts = 4;
+  deepseek.moe.expert_intermediate = 16;
+  deepseek.moe.router = MoeShape::Router::Sigmoid;
+  deepseek.moe.score_correction_bias = true;
+  deepseek.moe.groups = deepseek.moe.topk_groups = 2;
+  deepseek.moe.shared_intermediate = 16;
+  deepseek.moe.shared_expert_gate = false;
+  deepseek.moe.sparse = {false, true};
+  variants.push_back(deepseek);
   return variants;
 }
 
@@ -141,6 +166,8 @@ TEST(FamilyWeights, ExpectedNamesAndShapesAreTheModulesParameters) {
       ours[p.key()] = p.value().sizes().vec();
       count += p.value().numel();
     }
+    // A checkpoint holds the buffers too (DeepSeek's e_score_correction_bias); HF counts none.
+    for (const auto& b : model->named_buffers()) ours[b.key()] = b.value().sizes().vec();
     const ExpectedWeights list = decoder_expected_weights(s);
     std::map<std::string, std::vector<std::int64_t>> expected(list.begin(), list.end());
     EXPECT_EQ(ours, expected) << s.describe().dump();
@@ -150,6 +177,10 @@ TEST(FamilyWeights, ExpectedNamesAndShapesAreTheModulesParameters) {
     model->make_rope_frequencies(torch::kCPU);
     model->forward(torch::randint(0, s.vocab, {2, 6}, torch::kInt64)).sum().backward();
     for (const auto& p : model->named_parameters()) EXPECT_TRUE(p.value().grad().defined()) << p.key();
+    // dp's replicas are clones: every option's parameters and buffers are registered in reset().
+    const auto copy = model->clone();
+    EXPECT_EQ(copy->named_parameters().size(), model->named_parameters().size());
+    EXPECT_EQ(copy->named_buffers().size(), model->named_buffers().size());
   }
   Gpt2Shape g;
   g.vocab = 101;
@@ -270,6 +301,16 @@ TEST(DecoderWorkload, AMixtureOfExpertsCountsActiveParametersAndRefusesCkptWithI
   ASSERT_TRUE(aux.defined());
   EXPECT_GT(aux.item<double>(), 0.01 * 2 * 0.9);
   EXPECT_FALSE(built.auxiliary_loss().defined()) << "the logits are let go once taken";
+}
+
+// Latent attention's QK^T is heads x (nope + rope) channels wide, its AV heads x v_head_dim.
+TEST(DecoderWorkload, LatentAttentionCountsItsQueryKeyAndValueWidths) {
+  const DecoderShape s = option_variants().back();
+  ASSERT_TRUE(s.latent);
+  const DecoderLmWorkload workload(decoder_lm_spec("mla", s, 16));
+  const std::int64_t keys = s.layers * 16;
+  EXPECT_EQ(workload.forward_macs_per_sample(),
+            16 * (s.active_parameters() - s.lookup_parameters() + (s.heads * 10 + s.heads * 8) * keys));
 }
 
 TEST(LlamaWorkload, FlopsAreNanoGptsConvention) {

@@ -3,7 +3,9 @@
 // 5.17 (save_pretrained: a real config.json and model.safetensors; GPT-2, Llama with GQA and
 // every RoPE type, Qwen2/3, Mistral, Gemma 2/3 with windows and softcaps, a multimodal
 // Gemma 3's text decoder, Phi-3 with LongRoPE and partial rotary, OLMo 2, SmolLM3, Granite,
-// StarCoder2, GPT-NeoX), gpubench reads the folder as `--model` does and gives the same
+// StarCoder2, GPT-NeoX; the mixtures of experts Mixtral, Qwen2/3-MoE, OLMoE, gpt-oss with
+// sinks and its clamped experts, DeepSeek-V3 with latent attention and group-limited
+// sigmoid routing), gpubench reads the folder as `--model` does and gives the same
 // logits, loss and every parameter's gradient (fp32, CPU, one thread, to 1e-5 relative).
 #include <cstdlib>
 #include <filesystem>
@@ -88,7 +90,8 @@ INSTANTIATE_TEST_SUITE_P(Cases, FamilyEquality,
                                            "phi3_longrope_partial", "phi3_longrope_short", "olmo2_post_norm",
                                            "smollm3_no_rope", "granite_multipliers", "starcoder2_window",
                                            "gpt_neox_parallel", "gpt_neox_sequential", "mixtral_moe",
-                                           "mixtral_moe_window_noaux", "qwen2_moe_shared", "qwen3_moe", "olmoe"));
+                                           "mixtral_moe_window_noaux", "qwen2_moe_shared", "qwen3_moe", "olmoe",
+                                           "gpt_oss_sinks_clamp", "deepseek_v3_mla", "deepseek_v3_no_q_lora"));
 
 // Published shapes (tests/workloads/hf_published_configs.py writes their config.json and
 // transformers' own count of each, on the meta device): gpubench's reader counts the same.
@@ -106,6 +109,14 @@ TEST(PublishedShapes, EveryConfigCountsWhatTransformersCounts) {
     const DecoderConfig config = read_decoder_config(dir + "/" + folder + "/config.json");
     EXPECT_EQ(config.parameter_count(), count.get<std::int64_t>()) << repo;
   }
+  // What MFU counts of the mixtures of experts: a token meets k experts of each sparse layer
+  // (DeepSeek-V3: 8 of 256 on 58 layers, "37B activated"; gpt-oss-20b: 4 of 32 on 24, 3.6B
+  // active besides its untied input embedding).
+  const auto active = [&](const std::string& folder) {
+    return read_decoder_config(dir + "/" + folder + "/config.json").shape.active_parameters();
+  };
+  EXPECT_EQ(active("deepseek-ai__DeepSeek-V3"), 37'552'282'624);
+  EXPECT_EQ(active("openai__gpt-oss-20b") - 201088 * 2880, 3'608'307'264);
 }
 
 }  // namespace

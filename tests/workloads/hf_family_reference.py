@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Reference models and outputs for gpubench's Hugging Face decoder families (gpt2, llama, qwen2, mistral; and from
 hf_family_cases.py qwen3, gemma2, gemma3_text, gemma3, phi3, olmo2, smollm3, granite, starcoder2, gpt_neox; and from
-hf_moe_cases.py the mixture-of-experts mixtral, qwen2_moe, qwen3_moe, olmoe).
+hf_moe_cases.py the mixture-of-experts mixtral, qwen2_moe, qwen3_moe, olmoe; from hf_moe_frontier_cases.py gpt_oss and
+deepseek_v3).
 
 For each tiny case below: builds the HF model with transformers 5.x from a fixed seed (HF's init, then N(0, 0.1)
 noise added to every parameter so that no bias is 0 and no norm weight 1), saves it with
@@ -21,7 +22,8 @@ files), runs one training-mode forward and backward in fp32 on the CPU and write
                    A case may keep only some parameters (gemma3_multimodal: the text decoder; metadata says).
                    MoE experts: 5.17 holds them fused (mlp.experts.gate_up_proj [E, 2I, H], down_proj [E, H, I])
                    but saves one 2-D tensor per expert (and per gate/up half): the gradient is split the same way,
-                   one grad.<saved name> per saved tensor (metadata grad_split says).
+                   one grad.<saved name> per saved tensor (metadata grad_split says); gpt_oss's stacked experts
+                   are saved as held (mlp.experts.gate_up_proj, ...) and keep their own names.
 MoE cases (output class with aux_loss) also hold
   ce_loss          fp32  0-d            the cross entropy part (HF's loss_function on the logits)
   aux_loss         fp32  0-d            the load-balancing loss, when output_router_logits is on; then
@@ -46,6 +48,7 @@ import torch.nn.functional as F
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import hf_family_cases  # noqa: E402
 import hf_moe_cases  # noqa: E402
+import hf_moe_frontier_cases  # noqa: E402
 import hf_published_configs  # noqa: E402
 
 SEED, DATA_SEED, BATCH, SEQ = 0, 1234, 2, 24
@@ -113,6 +116,7 @@ CASES = {
 
 CASES.update(hf_family_cases.CASES)  # entries there carry a 4th element, the options run_case reads
 CASES.update(hf_moe_cases.CASES)
+CASES.update(hf_moe_frontier_cases.CASES)
 
 # --count-params: the published config.json of each model (huggingface.co/<repo>/blob/main/config.json), written
 # down from the hub files as published (transformers-4.x spelling); no network is used.
@@ -221,6 +225,8 @@ def run_case(name, outdir):
     with torch.no_grad():
         for _, param in built.named_parameters():
             param.add_(torch.randn(param.shape, generator=generator) * PERTURB)
+    if "prepare" in options:  # weights a check needs (a buffer's value, a clamp that bites)
+        options["prepare"](built)
     built.save_pretrained(folder, safe_serialization=True)
     if v4_json:  # 5.x writes rope_parameters: put the 4.x-spelled file there instead, to be read back
         with open(os.path.join(folder, "config.json"), "w") as f:
@@ -265,7 +271,7 @@ def run_case(name, outdir):
             tensors["aux_loss"] = aux.detach().reshape(()).contiguous()
     renamed, left_out, split = {}, [], {}
     for pname, param in model.named_parameters():
-        if pname not in saved and moe and ".experts." in pname:
+        if pname not in saved and ".experts." in pname:  # deepseek_v3's too (no aux loss: not `moe`)
             parts = saved_parts(pname, param, saved)
             assert param.grad is not None, pname + " got no gradient"
             for key, e, rows in parts:

@@ -72,7 +72,8 @@ def routing_facts(model, ids):
     mine = spec_aux_loss(per_layer, experts, c.num_experts_per_tok)
     assert torch.allclose(out.aux_loss, mine, rtol=1e-6, atol=0), (out.aux_loss.item(), mine.item())
     if c.output_router_logits:  # the total loss's gradient includes the aux term (router weights and upstream)
-        router = model.model.layers[layers[0]].mlp.gate.weight
+        mlp = model.model.layers[layers[0]].mlp
+        router = (mlp.gate if hasattr(mlp, "gate") else mlp.router).weight  # gpt_oss: mlp.router
         out = model(input_ids=ids, labels=ids)
         total, = torch.autograd.grad(out.loss, router, retain_graph=True)
         ce_only, = torch.autograd.grad(out.loss - c.router_aux_loss_coef * out.aux_loss, router)

@@ -139,13 +139,45 @@ bool DecoderShape::sparse_layer(std::int64_t layer) const {
 
 namespace {
 
-// A sparse layer's MoE parameters: the router, `experts` gated MLPs, the shared expert and
-// its gate. 0 on overflow (checked_parameters refuses it first).
+// A sparse layer's MoE parameters when a token meets `experts` of them: the router, the
+// experts (gated MLPs, with their biases), the shared expert and its gate.
+void add_moe_parameters(const DecoderShape& s, std::int64_t experts, CheckedCount& count) {
+  const MoeShape& moe = s.moe;
+  count.add(moe.experts, s.hidden).add(moe.router_bias ? moe.experts : 0);
+  count.add(experts, 3 * s.hidden, moe.expert_intermediate);
+  if (moe.expert_bias) count.add(experts, 2 * moe.expert_intermediate + s.hidden);
+  if (moe.shared_intermediate > 0) count.add(3 * s.hidden, moe.shared_intermediate).add(moe.shared_expert_gate ? s.hidden : 0);
+}
+
+// 0 on overflow (checked_parameters refuses it first).
 std::int64_t moe_parameters(const DecoderShape& s, std::int64_t experts) {
   CheckedCount count;
-  count.add(s.moe.experts, s.hidden).add(experts, 3 * s.hidden, s.moe.expert_intermediate);
-  if (s.moe.shared_intermediate > 0) count.add(3 * s.hidden, s.moe.shared_intermediate).add(s.hidden);
+  add_moe_parameters(s, experts, count);
   return count.overflow() ? 0 : count.total();
+}
+
+// One layer's attention: q, k, v, o (fused or not: the same rows), their biases, q/k norms,
+// sinks; or multi-head latent attention's projections and latent norms.
+void add_attention_parameters(const DecoderShape& s, std::int64_t per_norm, CheckedCount& layer) {
+  const std::int64_t c = s.hidden;
+  if (s.latent) {
+    const LatentAttentionShape& l = *s.latent;
+    const std::int64_t bias = s.qkv_bias ? 1 : 0;
+    if (l.q_lora_rank > 0) layer.add(c, l.q_lora_rank).add(bias + 1, l.q_lora_rank).add(l.q_lora_rank, s.heads, l.qk_head_dim());
+    else layer.add(c, s.heads, l.qk_head_dim());
+    layer.add(c + bias, l.kv_lora_rank + l.qk_rope_head_dim).add(l.kv_lora_rank);  // kv_a_proj_with_mqa, kv_a_layernorm
+    layer.add(l.kv_lora_rank, s.heads, l.qk_nope_head_dim + l.v_head_dim);          // kv_b_proj
+    layer.add(s.heads, l.v_head_dim, c).add(s.o_bias ? c : 0);                      // o_proj
+    return;
+  }
+  std::int64_t q = 0, kv = 0;  // widths of the query and key/value projections
+  if (__builtin_mul_overflow(s.heads, s.head_dim, &q) || __builtin_mul_overflow(s.kv_heads, s.head_dim, &kv)) layer.mark_overflow();
+  layer.add(c, q).add(2, c, kv).add(q, c);
+  if (s.qkv_bias) layer.add(q).add(2, kv);
+  if (s.o_bias) layer.add(c);
+  if (s.qk_norm == QkNorm::PerHead) layer.add(2, per_norm, s.head_dim);
+  if (s.qk_norm == QkNorm::FullWidth) layer.add(per_norm, q).add(per_norm, kv);
+  if (s.attention_sinks) layer.add(s.heads);
 }
 
 }  // namespace
@@ -170,21 +202,14 @@ std::int64_t DecoderShape::routed_expert_parameters() const {
 std::optional<std::int64_t> DecoderShape::checked_parameters() const {
   const std::int64_t c = hidden, f = intermediate, v = vocab;
   const std::int64_t per_norm = norm == NormKind::LayerNorm ? 2 : 1;  // weight (and bias)
-  std::int64_t q = 0, kv = 0;  // widths of the query and key/value projections
   CheckedCount layer;
-  if (__builtin_mul_overflow(heads, head_dim, &q) || __builtin_mul_overflow(kv_heads, head_dim, &kv)) layer.mark_overflow();
   layer.add(norms_per_layer(), per_norm, c);
-  layer.add(c, q).add(2, c, kv).add(q, c);  // q, k, v, o (fused or not: the same rows)
-  if (qkv_bias) layer.add(q).add(2, kv);
-  if (o_bias) layer.add(c);
-  if (qk_norm == QkNorm::PerHead) layer.add(2, per_norm, head_dim);
-  if (qk_norm == QkNorm::FullWidth) layer.add(per_norm, q).add(per_norm, kv);
+  add_attention_parameters(*this, per_norm, layer);
   const std::int64_t matrices = mlp == MlpKind::Plain ? 2 : 3;
   CheckedCount dense_mlp, sparse_mlp;
   dense_mlp.add(matrices, c, f);
   if (mlp_bias) dense_mlp.add(matrices - 1, f).add(c);
-  sparse_mlp.add(moe.experts, c).add(moe.experts, 3 * c, moe.expert_intermediate);
-  if (moe.shared_intermediate > 0) sparse_mlp.add(3 * c, moe.shared_intermediate).add(c);
+  add_moe_parameters(*this, moe.experts, sparse_mlp);
   std::int64_t sparse_layers = 0;
   for (std::int64_t i = 0; i < layers; ++i) sparse_layers += sparse_layer(i) ? 1 : 0;
   layer.times(layers);
@@ -219,19 +244,38 @@ nlohmann::json DecoderShape::describe() const {
     nlohmann::json sparse_layers = nlohmann::json::array();
     for (std::int64_t i = 0; i < layers; ++i)
       if (sparse_layer(i)) sparse_layers.push_back(i);
+    static const char* const kRouter[] = {
+        "softmax over every expert in fp32, then the top k",
+        "the top k logits, then a softmax over them",
+        "sigmoid scores; the top k of score + e_score_correction_bias within the best groups; weights the scores"};
     moe_json = {{"experts", moe.experts},
                 {"top_k", moe.top_k},
                 {"expert_intermediate_size", moe.expert_intermediate},
-                {"router", "softmax over every expert in fp32, then the top k"},
+                {"router", kRouter[static_cast<int>(moe.router)]},
+                {"router_bias", moe.router_bias},
+                {"groups", moe.groups},
+                {"topk_groups", moe.topk_groups},
+                {"routed_scaling_factor", moe.routed_scaling},
                 {"renormalize_top_k", moe.renormalize},
+                {"experts_layout", moe.layout == MoeShape::Experts::Stacked ? "stacked 3-D (gate/up interleaved)" : "one MLP each"},
+                {"expert_bias", moe.expert_bias},
+                {"swiglu_limit", optional_json(moe.swiglu_limit)},
                 {"shared_expert_intermediate_size", moe.shared_intermediate},
+                {"shared_expert_gate", moe.shared_intermediate > 0 && moe.shared_expert_gate},
                 {"sparse_layers", sparse_layers},
                 {"loss", moe.aux_loss_coef ? "cross-entropy + " + nlohmann::json(*moe.aux_loss_coef).dump() +
                                                  " x the load-balancing loss (output_router_logits)"
-                                           : "cross-entropy (output_router_logits false: no load-balancing loss)"},
+                                           : "cross-entropy (no load-balancing loss)"},
                 {"experts_computed_as", "a loop of one GEMM per expert over its tokens (dropless)"},
                 {"active_parameters", active_parameters()}};
   }
+  nlohmann::json latent_json = nullptr;
+  if (latent)
+    latent_json = {{"q_lora_rank", latent->q_lora_rank > 0 ? nlohmann::json(latent->q_lora_rank) : nlohmann::json(nullptr)},
+                   {"kv_lora_rank", latent->kv_lora_rank},
+                   {"qk_nope_head_dim", latent->qk_nope_head_dim},
+                   {"qk_rope_head_dim", latent->qk_rope_head_dim},
+                   {"v_head_dim", latent->v_head_dim}};
   static const char* const kQkv[] = {"separate", "fused (q, k, v blocks)", "fused (per head)"};
   static const char* const kMlp[] = {"gated", "gated (fused gate_up)", "plain"};
   static const char* const kQkNorm[] = {"none", "per head", "full width"};
@@ -264,6 +308,10 @@ nlohmann::json DecoderShape::describe() const {
           {"layers", layers_json},
           {"tie_word_embeddings", tie_word_embeddings},
           {"pad_token_id", pad_token_id ? nlohmann::json(*pad_token_id) : nlohmann::json()},
+          {"attention", latent ? "multi-head latent" : "grouped-query"},
+          {"latent_attention", latent_json},
+          {"attention_sinks", attention_sinks},
+          {"rope_interleave", rope_interleave},
           {"moe", moe_json},
           {"parameters", parameters()}};
 }

@@ -3,7 +3,9 @@
 // (Llama, Mistral, Qwen2/3, Gemma 2/3, Phi-3, OLMo 2, SmolLM3, Granite, StarCoder2,
 // GPT-NeoX), as plain resolved data. A family is a reader of its config.json that fills
 // these (workloads/formats/hf_family_readers.cpp) and a weight-name map; the model
-// (workloads/decoder.h) reads only these fields, never the family's name.
+// (workloads/decoder.h) reads only these fields, never the family's name. The mixtures of
+// experts (Mixtral, Qwen2/3-MoE, OLMoE, gpt-oss, DeepSeek-V3) add MoeShape and, DeepSeek,
+// LatentAttentionShape.
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -75,24 +77,62 @@ struct LayerAttention {
   int rope = 0;
 };
 
-// A mixture of experts in place of the MLP on its sparse layers (Mixtral, Qwen2/3-MoE, OLMoE):
-// a router (no bias) scores every token against `experts`, softmax in fp32 over all of them,
-// the top_k kept (renormalised to sum 1 where `renormalize`), each kept expert (a gated MLP of
-// `expert_intermediate`) computes the token, weighted; dropless, every token reaches its k.
-// A shared expert (Qwen2-MoE) adds sigmoid(shared_expert_gate(x)) * shared_expert(x).
+// A mixture of experts in place of the MLP on its sparse layers (Mixtral, Qwen2/3-MoE, OLMoE,
+// gpt-oss, DeepSeek-V3): a router scores every token against `experts`, the top_k are kept
+// and weighted, each kept expert (a gated MLP of `expert_intermediate`) computes the token;
+// dropless, every token reaches its k. A shared expert adds its output for every token.
 struct MoeShape {
+  // How the router turns its logits into the k choices and their weights.
+  enum class Router {
+    Softmax,      // softmax in fp32 over every expert, then the top k (Mixtral, Qwen, OLMoE)
+    TopKSoftmax,  // the top k logits, then a softmax over those k in the logits' dtype (gpt-oss)
+    // sigmoid scores in fp32; the choice by score + e_score_correction_bias within the
+    // topk_groups best of `groups` groups (a group's worth: its two best), the weights the
+    // chosen scores (renormalised where `renormalize`) (DeepSeek-V3)
+    Sigmoid,
+  };
+  // How the checkpoint holds the experts: one gated MLP each (experts.E.gate_proj/up_proj/
+  // down_proj, [out, in]), or stacked in three 3-D tensors as gpt-oss keeps them
+  // (experts.gate_up_proj [E, hidden, 2I] with gate and up interleaved on the last dim,
+  // experts.down_proj [E, I, hidden]: x @ W).
+  enum class Experts { PerExpert, Stacked };
+
   std::int64_t experts = 0;  // 0: no experts, every layer dense
   std::int64_t top_k = 2;
   std::int64_t expert_intermediate = 0;
+  Router router = Router::Softmax;
+  bool router_bias = false;            // the router Linear has a bias (gpt-oss)
+  bool score_correction_bias = false;  // Sigmoid: e_score_correction_bias, a buffer the checkpoint holds
+  std::int64_t groups = 1, topk_groups = 1;  // Sigmoid: group-limited choice (n_group, topk_group)
+  double routed_scaling = 1.0;               // the weights times this (routed_scaling_factor)
   bool renormalize = false;
   // The routing weights cast back to the router logits' dtype (Qwen, OLMoE) or kept in fp32
   // (Mixtral): they differ under autocast only.
   bool weights_in_logits_dtype = true;
+  Experts layout = Experts::PerExpert;
+  bool expert_bias = false;  // Stacked: gate_up_proj_bias [E, 2I], down_proj_bias [E, hidden]
+  // Stacked (gpt-oss's GLU in place of act(gate) * up): gate clamped above at the limit, up
+  // to [-limit, limit] (nullopt: unclamped), then (up + 1) * gate * sigmoid(alpha * gate).
+  std::optional<double> swiglu_limit;
+  double swiglu_alpha = 1.702;
   std::int64_t shared_intermediate = 0;  // 0: no shared expert
+  bool shared_expert_gate = true;        // sigmoid(shared_expert_gate(x)) scales it (Qwen2-MoE; not DeepSeek)
   // HF's loss with output_router_logits: cross-entropy + coef x the load-balancing loss over
   // every sparse layer's router logits (Switch's E * sum_e f_e P_e); nullopt: cross-entropy.
   std::optional<double> aux_loss_coef;
   std::vector<bool> sparse;  // per layer; empty: every layer
+};
+
+// Multi-head latent attention (DeepSeek-V2/V3) in place of grouped-query attention: queries
+// from hidden (q_proj) or through a rank-q_lora_rank bottleneck with its RMSNorm (q_a_proj,
+// q_a_layernorm, q_b_proj); keys and values from a rank-kv_lora_rank latent (kv_a_proj_with_mqa,
+// kv_a_layernorm, kv_b_proj) plus one RoPE'd key head of qk_rope_head_dim shared by every
+// head. A head's query and key are [nope | rope] channels, its value v_head_dim.
+struct LatentAttentionShape {
+  std::int64_t q_lora_rank = 0;  // 0: no bottleneck (q_lora_rank null)
+  std::int64_t kv_lora_rank = 0, qk_nope_head_dim = 0, qk_rope_head_dim = 0, v_head_dim = 0;
+  double norm_eps = 1e-6;  // the two latent norms': DeepseekV3RMSNorm's default, not rms_norm_eps
+  std::int64_t qk_head_dim() const { return qk_nope_head_dim + qk_rope_head_dim; }
 };
 
 struct DecoderShape {
@@ -120,6 +160,15 @@ struct DecoderShape {
   std::vector<LayerAttention> layer_attention;   // one per layer; empty: every layer full, rope 0
   bool tie_word_embeddings = false;
   std::optional<std::int64_t> pad_token_id;  // its embedding row gets no gradient, as HF's padding_idx
+  // A learned logit per head in every query's softmax denominator, dropped after it (gpt-oss's
+  // self_attn.sinks): attention computed as HF's eager one.
+  bool attention_sinks = false;
+  // RoPE on pairs of adjacent channels (x0, x1), (x2, x3), ..., the result de-interleaved as
+  // [evens' rotation | odds' rotation] (DeepSeek's rope_interleave); else the half-split pairs.
+  // Latent attention's RoPE head reads it (no grouped-query family has it).
+  bool rope_interleave = false;
+  // Set: multi-head latent attention, head_dim then its qk_rope_head_dim (the RoPE's width).
+  std::optional<LatentAttentionShape> latent;
   MoeShape moe;
 
   // Llama-3.2-1B (meta-llama/Llama-3.2-1B config.json): 1,235,814,400 parameters.

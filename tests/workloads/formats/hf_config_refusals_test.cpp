@@ -1,5 +1,7 @@
 // What a config.json may not say (UsageError "config.json 'PATH': FIELD is VALUE: expected
 // WHAT"), and the two RoPE spellings read as transformers 5.17 normalises them.
+#include <cmath>
+
 #include <gtest/gtest.h>
 
 #include "core/config/errors.h"
@@ -228,6 +230,70 @@ TEST(HfConfigRoPE, RefusesWhatIsNotImplemented) {
   EXPECT_MENTIONS(refusal(with(llama(), "rope_theta", -1)), "rope_theta is -1: expected a number > 0");
   EXPECT_MENTIONS(refusal(with(llama(), "rope_theta", 0)), "rope_theta is 0: expected a number > 0");
   EXPECT_MENTIONS(refusal(with(llama(), "rope_parameters", {{"rope_theta", -1}})), "rope_parameters.rope_theta is -1");
+}
+
+json gpt_oss() {
+  return {{"model_type", "gpt_oss"}, {"vocab_size", 100}, {"hidden_size", 32}, {"intermediate_size", 24},
+          {"num_hidden_layers", 2}, {"num_attention_heads", 4}, {"num_key_value_heads", 2}, {"head_dim", 8},
+          {"max_position_embeddings", 128}, {"num_local_experts", 4}, {"num_experts_per_tok", 2}};
+}
+json deepseek_v3() {
+  return {{"model_type", "deepseek_v3"}, {"vocab_size", 100}, {"hidden_size", 32}, {"intermediate_size", 48},
+          {"num_hidden_layers", 2}, {"num_attention_heads", 4}, {"max_position_embeddings", 128},
+          {"q_lora_rank", nullptr}, {"kv_lora_rank", 12}, {"qk_rope_head_dim", 4}, {"qk_nope_head_dim", 6},
+          {"v_head_dim", 8}, {"n_routed_experts", 8}, {"num_experts_per_tok", 2}, {"moe_intermediate_size", 16},
+          {"n_shared_experts", 1}, {"n_group", 4}, {"topk_group", 2}, {"first_k_dense_replace", 1}};
+}
+
+// gpt-oss's defaults as GptOssConfig fills them (YaRN, even layers sliding at 128), and what
+// 5.17 would not compute: another clamp limit.
+TEST(HfConfigMoe, GptOssResolvesItsClassDefaultsAndRefusesAnotherClamp) {
+  const DecoderShape s = parse_json_config(gpt_oss()).shape;
+  EXPECT_TRUE(s.attention_sinks && s.qkv_bias && s.o_bias);
+  EXPECT_EQ(s.ropes[0].type, RopeShape::Type::Yarn);
+  EXPECT_EQ(s.ropes[0].theta, 150000.0);
+  EXPECT_EQ(s.ropes[0].original_max_positions, 4096);
+  EXPECT_FALSE(s.ropes[0].truncate);
+  ASSERT_EQ(s.layer_attention.size(), 2u);
+  EXPECT_EQ(s.layer_attention[0].window, std::optional<std::int64_t>(128));
+  EXPECT_FALSE(s.layer_attention[1].window);
+  EXPECT_EQ(s.moe.router, MoeShape::Router::TopKSoftmax);
+  EXPECT_EQ(s.moe.layout, MoeShape::Experts::Stacked);
+  EXPECT_EQ(s.moe.swiglu_limit, std::optional<double>(7.0));
+  EXPECT_EQ(refusal(with(gpt_oss(), "swiglu_limit", 7.0)), "accepted");
+  EXPECT_MENTIONS(refusal(with(gpt_oss(), "swiglu_limit", 3.0)), "swiglu_limit is 3.0: expected 7.0 or absent");
+  EXPECT_MENTIONS(refusal(without(gpt_oss(), "head_dim")), "GptOssConfig would silently assume 64");
+  EXPECT_MENTIONS(refusal(without(gpt_oss(), "num_local_experts")), "GptOssConfig would silently assume 128");
+}
+
+// DeepSeek-V3: latent attention's head_dim is its RoPE's, the mscale folds into the scale,
+// dense layers come first; the keys HF never reads must say what it computes.
+TEST(HfConfigMoe, DeepseekV3ResolvesLatentAttentionAndGroupRouting) {
+  json config = deepseek_v3();
+  config["rope_parameters"] = {{"rope_type", "yarn"}, {"factor", 4.0}, {"mscale", 1.0}, {"mscale_all_dim", 0.8},
+                               {"original_max_position_embeddings", 32}, {"rope_theta", 10000.0}};
+  const DecoderShape s = parse_json_config(config).shape;
+  ASSERT_TRUE(s.latent);
+  EXPECT_EQ(s.latent->q_lora_rank, 0);
+  EXPECT_EQ(s.head_dim, 4);
+  EXPECT_TRUE(s.rope_interleave);
+  const double mscale = 0.1 * 0.8 * std::log(4.0) + 1.0;
+  EXPECT_NEAR(*s.attention_scale, mscale * mscale / std::sqrt(10.0), 1e-12);
+  EXPECT_EQ(s.moe.router, MoeShape::Router::Sigmoid);
+  EXPECT_EQ(s.moe.sparse, (std::vector<bool>{false, true}));
+  EXPECT_EQ(s.moe.shared_intermediate, 16);
+  EXPECT_FALSE(s.moe.shared_expert_gate);
+  EXPECT_EQ(s.moe.routed_scaling, 2.5);
+  EXPECT_MENTIONS(refusal(without(deepseek_v3(), "q_lora_rank")), "q_lora_rank is missing");
+  EXPECT_MENTIONS(refusal(without(deepseek_v3(), "first_k_dense_replace")), "DeepseekV3Config would silently assume 3");
+  EXPECT_MENTIONS(refusal(with(deepseek_v3(), "n_group", 3)), "n_group is 3: expected a divisor of n_routed_experts (8)");
+  EXPECT_MENTIONS(refusal(with(deepseek_v3(), "topk_group", 5)), "topk_group is 5: expected at most n_group (4)");
+  EXPECT_MENTIONS(refusal(with(deepseek_v3(), "scoring_func", "softmax")), "scoring_func is \"softmax\": expected \"sigmoid\"");
+  EXPECT_EQ(refusal(with(deepseek_v3(), "topk_method", "noaux_tc")), "accepted");
+  EXPECT_EQ(refusal(with(deepseek_v3(), "num_key_value_heads", 4)), "accepted");
+  EXPECT_MENTIONS(refusal(with(deepseek_v3(), "num_key_value_heads", 2)), "num_key_value_heads is 2: expected num_attention_heads (4)");
+  const DecoderConfig noted = parse_json_config(with(with(deepseek_v3(), "num_nextn_predict_layers", 1), "output_router_logits", true));
+  EXPECT_EQ(noted.not_applied.size(), 2u);
 }
 
 }  // namespace
