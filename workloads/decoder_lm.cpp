@@ -159,7 +159,7 @@ MemoryEstimate decoder_memory_estimate(const Config& config, std::int64_t batch,
   const std::int64_t root = s.root_parameters > 0 ? s.root_parameters : s.vocab * s.hidden;
   UnitSizes units{s.parameters, s.layers > 0 ? (s.parameters - root) / s.layers : 0, root};
   units.experts = s.expert_parameters;
-  units.expert_layers = s.sparse_layers;
+  units.layers = s.layers;
   // ep-K: the rows a rank receives a sparse layer (on average B T k), regrouped by expert and
   // kept for backward (its experts' input), in the residual's fp32.
   units.dispatch_bytes = 4.0 * static_cast<double>(s.sparse_layers) * static_cast<double>(batch) *

@@ -28,7 +28,8 @@ MemoryEstimate per_rank_estimate(const MemoryEstimate& single, const Config& con
   UnitSizes units = all_units;
   if (split_experts) {
     units.parameters -= all_units.experts;
-    if (all_units.expert_layers > 0) units.largest_unit -= all_units.experts / all_units.expert_layers;
+    // largest_unit is a layer's mean share; without the experts, each layer holds Ψ_E/layers less.
+    if (all_units.layers > 0) units.largest_unit = std::max<std::int64_t>(0, units.largest_unit - all_units.experts / all_units.layers);
   }
   const double psi = static_cast<double>(units.parameters), n = config.world_size;
   const double largest = kFp32 * static_cast<double>(units.largest_unit), root = kFp32 * static_cast<double>(units.root);

@@ -36,7 +36,7 @@ struct UnitSizes {
   std::int64_t largest_unit = 0;  // the largest unit's (a decoder layer, a stage)
   std::int64_t root = 0;          // what no unit holds (embeddings, head, final norm)
   std::int64_t experts = 0;       // Ψ_E: every sparse layer's routed experts (ep-K splits them)
-  std::int64_t expert_layers = 0; // the sparse layers
+  std::int64_t layers = 0;        // every layer (largest_unit is their mean): ep-K takes Ψ_E out of it
   double dispatch_bytes = 0;      // ep-K: a micro-batch's routed rows a rank receives, over every sparse layer
 };
 

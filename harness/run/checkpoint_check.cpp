@@ -10,6 +10,7 @@
 #include <cstring>
 #include <stdexcept>
 
+#include "core/io/private_dir.h"
 #include "harness/run/channels_last.h"
 
 namespace gpubench {
@@ -118,6 +119,21 @@ CheckpointCheck check_checkpoint_round_trip(const Workload& workload, Model& tra
   if (!check.outputs_equal && check.mismatch.empty()) check.mismatch = "outputs differ on the probe batch";
   trained.module->train();
   return check;
+}
+
+CheckpointCheck round_trip_in_private_dir(const std::string& scratch_dir, const Workload& workload, Model& trained,
+                                          torch::optim::Adam& optimizer, const torch::Tensor& probe_input,
+                                          bool channels_last, const ModelTechniques& techniques) {
+  try {
+    const PrivateDir folder(scratch_dir);
+    return check_checkpoint_round_trip(workload, trained, optimizer, probe_input, folder.file("checkpoint.pt"),
+                                       channels_last, techniques);
+  } catch (const std::exception& error) {
+    CheckpointCheck check;
+    check.done = false;
+    check.mismatch = std::string("could not run: ") + error.what();
+    return check;
+  }
 }
 
 }  // namespace gpubench

@@ -27,4 +27,12 @@ CheckpointCheck check_checkpoint_round_trip(const Workload& workload, Model& tra
                                             const torch::Tensor& probe_input, const std::string& path,
                                             bool channels_last = false, const ModelTechniques& techniques = {});
 
+// check_checkpoint_round_trip in a private folder made under `scratch_dir` (no other user
+// can plant a link for torch::save to follow). A round trip that cannot run (a full TMPDIR,
+// an unwritable folder) comes back not done, with the reason in `mismatch`: the row's
+// failure, not the loss of what the steps measured (issue 61, item 7).
+CheckpointCheck round_trip_in_private_dir(const std::string& scratch_dir, const Workload& workload, Model& trained,
+                                          torch::optim::Adam& optimizer, const torch::Tensor& probe_input,
+                                          bool channels_last, const ModelTechniques& techniques);
+
 }  // namespace gpubench

@@ -9,7 +9,6 @@
 #include "core/config/errors.h"
 #include "harness/profile/host_memory.h"
 #include "core/io/atomic_file.h"
-#include "core/io/private_dir.h"
 #include "harness/parallel/ddp_session.h"
 #include "harness/profile/cupti_trace_spans.h"
 #include "harness/profile/kineto_trace.h"
@@ -297,14 +296,7 @@ nlohmann::json describe_run(const PreparedConfig& c, const TrainingRun& run) {
                         {"median_ci95_relative", spread_known ? nlohmann::json(interval.relative_half_width()) : nlohmann::json()}};
   result["threads"] = {{"intra_op", c.threads}, {"inter_op", at::get_num_interop_threads()}};
   result["timing"] = timing_json(c.config, settings);
-  // --oversubscribe: more ranks than cores, each rank's threads time-sliced with the others'.
-  const int cores = std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
-  if (c.config.device == DeviceKind::Cpu && c.config.multi_rank() && c.config.world_size > cores)
-    result["oversubscribed"] = {{"ranks", c.config.world_size},
-                                {"cores", cores},
-                                {"note", "more ranks than cores (--oversubscribe): the ranks took turns on the cores, so "
-                                         "its times measure the scheduler, not this machine's speed; its losses and "
-                                         "what the ranks hold are the config's"}};
+  if (auto oversubscribed = oversubscribed_json(c.config)) result["oversubscribed"] = *oversubscribed;
   return result;
 }
 
@@ -337,23 +329,12 @@ nlohmann::json collect(PreparedConfig& c, const TrainingRun& run) {
                              rank_state.memory);
   }
   const bool reporting = !c.ddp || c.ddp->rank() == 0;
-  // The ranks hold the same parameters: only the reporting process checks the round trip,
-  // in a directory of its own (no other user can plant a symlink for torch::save to follow).
+  // The ranks hold the same parameters: only the reporting process checks the round trip.
   CheckpointCheck checkpoint;
   if (reporting && skipped.empty()) {
-    // A round trip that cannot run (a full TMPDIR, an unwritable folder) is the row's
-    // failure, not the loss of what the steps measured (issue 61, item 7).
-    try {
-      const PrivateDir checkpoint_dir(c.settings->scratch_dir);
-      torch::optim::Adam& saved = rank_state.whole_optimizer ? *rank_state.whole_optimizer : *c.optimizer;
-      checkpoint = check_checkpoint_round_trip(*c.workload, c.model, saved, run.last_batch.data,
-                                               checkpoint_dir.file("checkpoint.pt"), c.config.channels_last,
-                                               model_techniques(c.config, c.plan.device));
-    } catch (const std::exception& error) {
-      checkpoint = CheckpointCheck{};
-      checkpoint.done = false;
-      checkpoint.mismatch = std::string("could not run: ") + error.what();
-    }
+    torch::optim::Adam& saved = rank_state.whole_optimizer ? *rank_state.whole_optimizer : *c.optimizer;
+    checkpoint = round_trip_in_private_dir(c.settings->scratch_dir, *c.workload, c.model, saved, run.last_batch.data,
+                                           c.config.channels_last, model_techniques(c.config, c.plan.device));
   }
 
   nlohmann::json result = describe_run(c, run);

@@ -1,6 +1,7 @@
 #include "harness/run/row_parts.h"
 
 #include <algorithm>
+#include <thread>
 
 #include "workloads/model_flops.h"
 
@@ -37,6 +38,16 @@ nlohmann::json flops_json(const Workload& workload, double global_batch) {
           {"training_per_sample", per_sample},
           {"training_per_step", per_sample * global_batch},
           {"convention", workload.flops_convention()}};
+}
+
+std::optional<nlohmann::json> oversubscribed_json(const Config& config) {
+  const int cores = std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
+  if (config.device != DeviceKind::Cpu || !config.multi_rank() || config.world_size <= cores) return std::nullopt;
+  return nlohmann::json{{"ranks", config.world_size},
+                        {"cores", cores},
+                        {"note", "more ranks than cores (--oversubscribe): the ranks took turns on the cores, so its "
+                                 "times measure the scheduler, not this machine's speed; its losses and what the ranks "
+                                 "hold are the config's"}};
 }
 
 }  // namespace gpubench

@@ -1,6 +1,7 @@
 #pragma once
 // Parts of a config's result row that need only what they are given (the config runner
 // assembles the row from them and from what it measured).
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -23,5 +24,9 @@ std::string cupti_overhead_note(const Config& config, const RunSettings& setting
 // Model FLOPs of the workload (workloads/model_flops.h): per sample, and per step of the
 // global batch (so --batch-size changes it), with their convention.
 nlohmann::json flops_json(const Workload& workload, double global_batch);
+
+// --oversubscribe: a CPU config of more ranks than this machine's cores, its ranks'
+// threads time-sliced: {ranks, cores, note}; nullopt for any other config.
+std::optional<nlohmann::json> oversubscribed_json(const Config& config);
 
 }  // namespace gpubench

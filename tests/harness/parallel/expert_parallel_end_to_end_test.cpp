@@ -199,5 +199,24 @@ TEST(ExpertParallelEndToEnd, IdsThatCannotSplitTheExpertsAreUsageErrors) {
   EXPECT_NE(dense.output.find("has no experts"), std::string::npos) << dense.output;
 }
 
+// torchrun launches an ep config's ranks as it launches fsdp's (one rank of theirs each).
+TEST(ExpertParallelEndToEnd, TorchrunLaunchesAnExpertParallelConfig) {
+  const std::string folder = case_folder("qwen2_moe_shared");
+  if (folder.empty()) GTEST_SKIP() << "the family references are not there: ctest runs hf_family_reference.py first";
+  if (std::string(GPUBENCH_PYTHON).empty()) GTEST_SKIP() << "no project Python (GPUBENCH_PYTHON) for torchrun";
+  const std::string dir = test_support::make_temp_dir("expert-parallel-torchrun");
+  const auto run = test_support::run_command(
+      std::string("env -u RANK -u WORLD_SIZE -u MASTER_ADDR -u MASTER_PORT PYTHONWARNINGS=ignore ") + GPUBENCH_PYTHON +
+      " -m torch.distributed.run --nproc-per-node 2 --no-python " + GPUBENCH_EXE + " --model m=" + folder +
+      " --matrix m/cpu/fp32/fsdp-2/ep-2 --steps 3 --warmup 0 --threads 1 --batch-size 4 --out " + dir + "/r.json");
+  ASSERT_EQ(run.exit_code, 0) << run.output;
+  const auto report = test_support::read_json(dir + "/r.json");
+  const auto& row = ok_row(report, "m/cpu/fp32/fsdp-2/ep-2");
+  EXPECT_EQ(row["ddp"]["launcher"], "torchrun");
+  EXPECT_EQ(row["ddp"]["expert_parallel"]["group_size"], 2);
+  EXPECT_TRUE(row["ddp"]["final_parameters_identical"].get<bool>());
+  fs::remove_all(dir);
+}
+
 }  // namespace
 }  // namespace gpubench
