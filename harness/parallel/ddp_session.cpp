@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <unordered_set>
 
 #include <torch/csrc/distributed/c10d/HashStore.hpp>
 
@@ -193,10 +194,10 @@ std::vector<torch::Tensor> DdpSession::attach_experts(Model& model) {
 
 GradientSync& DdpSession::attach_data_parallel(Model& model) {
   const std::vector<torch::Tensor> left_out = attach_experts(model);
-  const auto is_left_out = [&](const torch::Tensor& parameter) {
-    return std::any_of(left_out.begin(), left_out.end(),
-                       [&](const torch::Tensor& p) { return p.unsafeGetTensorImpl() == parameter.unsafeGetTensorImpl(); });
-  };
+  // A set: a large mixture of experts has tens of thousands of expert tensors.
+  std::unordered_set<const c10::TensorImpl*> left_out_set;
+  for (const auto& parameter : left_out) left_out_set.insert(parameter.unsafeGetTensorImpl());
+  const auto is_left_out = [&](const torch::Tensor& parameter) { return left_out_set.count(parameter.unsafeGetTensorImpl()) > 0; };
   if (settings_.mode != ParallelMode::Ddp) {
     ShardedOptions options;
     options.mode = settings_.mode;

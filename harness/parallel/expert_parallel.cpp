@@ -4,30 +4,12 @@
 #include <numeric>
 #include <stdexcept>
 #include <string>
-#include <unordered_set>
 
 #include "core/stats/summary.h"
 #include "harness/parallel/launch_store.h"
+#include "harness/parallel/storage_bytes.h"
 
 namespace gpubench {
-namespace {
-
-// The tensor's bytes freed, its shape kept (as fsdp frees a unit's members): a rank holds
-// only its own experts.
-void free_storage(const torch::Tensor& tensor) {
-  c10::StorageImpl* storage = tensor.storage().unsafeGetStorageImpl();
-  storage->set_data_ptr_noswap(at::DataPtr(nullptr, tensor.device()));
-  storage->set_nbytes(0);
-}
-
-void allocate_storage(const torch::Tensor& tensor) {
-  c10::StorageImpl* storage = tensor.storage().unsafeGetStorageImpl();
-  const auto bytes = static_cast<std::size_t>(tensor.numel()) * tensor.element_size();
-  storage->set_data_ptr_noswap(storage->allocator()->allocate(bytes));
-  storage->set_nbytes(bytes);
-}
-
-}  // namespace
 
 // The model's side of the exchange over this rank's group of K, with the traffic counted
 // per measured step (the recorder knows which steps are measured).
@@ -100,7 +82,7 @@ ExpertParallel::ExpertParallel(Model& model, CollectiveGroup& experts_group, Col
           local_.push_back(parameter);
         } else {
           parameter.set_requires_grad(false);  // never computed here: no gradient, no optimizer state
-          free_storage(parameter);
+          free_storage_bytes(parameter);  // its shape stays, as fsdp's unit members' do
         }
       }
   exchange_ = std::make_shared<GroupExchange>(group_, place, k, options_.timeout, recorder);
@@ -163,7 +145,7 @@ void ExpertParallel::gather_experts(ParameterDigest* digest) {
   set_exchange_(nullptr);
   for (std::size_t i = 0; i < all_.size(); ++i)
     if (holder_[i] != place) {
-      allocate_storage(all_[i]);
+      allocate_storage_bytes(all_[i], static_cast<std::size_t>(all_[i].numel()) * all_[i].element_size());
       all_[i].set_requires_grad(true);  // a whole model's parameter again
     }
   share_from_holders(all_);

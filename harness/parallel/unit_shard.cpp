@@ -1,5 +1,7 @@
 #include "harness/parallel/unit_shard.h"
 
+#include "harness/parallel/storage_bytes.h"
+
 namespace gpubench {
 
 UnitShard::UnitShard(const FlatUnit& layout, std::vector<torch::Tensor> members, int rank, int world_size,
@@ -38,12 +40,7 @@ void UnitShard::bind_members() {
   resident_ = true;
 }
 
-void UnitShard::allocate_whole() {
-  c10::StorageImpl* storage = whole_.storage().unsafeGetStorageImpl();
-  const auto bytes = static_cast<std::size_t>(whole_bytes());
-  storage->set_data_ptr_noswap(storage->allocator()->allocate(bytes));
-  storage->set_nbytes(bytes);
-}
+void UnitShard::allocate_whole() { allocate_storage_bytes(whole_, static_cast<std::size_t>(whole_bytes())); }
 
 c10::intrusive_ptr<c10d::Work> UnitShard::launch_gather(CollectiveGroup& group) {
   torch::NoGradGuard no_grad;
@@ -63,11 +60,8 @@ void UnitShard::finish_gather(const Wait& wait) {
 }
 
 void UnitShard::release() {
-  // The storage every view of the unit shares gives its bytes back (to the caching
-  // allocator on a GPU, which orders the reuse after the kernels queued on the stream).
-  c10::StorageImpl* storage = whole_.storage().unsafeGetStorageImpl();
-  storage->set_data_ptr_noswap(at::DataPtr(nullptr, whole_.device()));
-  storage->set_nbytes(0);
+  // The storage every view of the unit shares gives its bytes back.
+  free_storage_bytes(whole_);
   resident_ = false;
 }
 
