@@ -62,18 +62,21 @@ torch::Tensor run_experts_across_ranks(ExpertExchange& exchange, const torch::Te
   const torch::Tensor arrived = exchange_rows(exchange, sorted_rows, send, receive);
   // Arrived rows are grouped by source rank, then by expert: each local expert takes its
   // rows from every source (one GEMM over all of them), in expert-major order.
-  std::vector<std::int64_t> source_start(static_cast<std::size_t>(ranks), 0);
+  // Each source's next unread row: its rows come in expert order, so one cursor a source
+  // walks them as the experts are taken in turn.
+  std::vector<std::int64_t> cursor(static_cast<std::size_t>(ranks), 0);
   for (std::int64_t s = 1; s < ranks; ++s)
-    source_start[static_cast<std::size_t>(s)] = source_start[static_cast<std::size_t>(s - 1)] + receive[static_cast<std::size_t>(s - 1)];
+    cursor[static_cast<std::size_t>(s)] = cursor[static_cast<std::size_t>(s - 1)] + receive[static_cast<std::size_t>(s - 1)];
   std::vector<std::int64_t> by_expert;  // arrived row index, in expert-major order
   by_expert.reserve(static_cast<std::size_t>(sum(receive)));
   std::vector<std::int64_t> expert_rows(static_cast<std::size_t>(local), 0);
   for (std::int64_t j = 0; j < local; ++j)
     for (std::int64_t s = 0; s < ranks; ++s) {
-      std::int64_t start = source_start[static_cast<std::size_t>(s)];
-      for (std::int64_t before = 0; before < j; ++before) start += received[s * local + before];
-      for (std::int64_t row = 0; row < received[s * local + j]; ++row) by_expert.push_back(start + row);
-      expert_rows[static_cast<std::size_t>(j)] += received[s * local + j];
+      const std::int64_t rows = received[s * local + j];
+      std::int64_t& next = cursor[static_cast<std::size_t>(s)];
+      for (std::int64_t row = 0; row < rows; ++row) by_expert.push_back(next + row);
+      next += rows;
+      expert_rows[static_cast<std::size_t>(j)] += rows;
     }
   // Every local expert computes its rows, none included: an idle expert's weights get a zero
   // gradient, as without ep (decoder_moe.cpp), so that ep-K and ddp-N move them alike (Adam

@@ -317,8 +317,6 @@ std::optional<DdpSession::Gathered> DdpSession::gather(const std::vector<double>
       if (rank.contains("expert_token_bytes_per_step") && rank["expert_token_bytes_per_step"].is_number())
         expert_bytes += rank["expert_token_bytes_per_step"].get<double>();
       rank.erase("expert_token_bytes_per_step");
-    }
-    for (auto& rank : ranks) {
       if (compared) digests.push_back(rank.value("parameter_digest", ""));
       rank.erase("parameter_digest");
       const auto rank_losses = rank.at("losses").get<std::vector<double>>();

@@ -71,21 +71,21 @@ ExpertParallel::ExpertParallel(Model& model, CollectiveGroup& experts_group, Col
   if (k < 1 || experts_ % k != 0)
     throw std::invalid_argument("expert parallel: " + std::to_string(experts_) + " experts a layer do not split over " +
                                 std::to_string(k) + " ranks");
-  const int place = options_.rank % k;
+  place_ = options_.rank % k;
   const std::int64_t per_rank = experts_ / k;
   for (const auto& layer : model.expert_parameters)
     for (std::int64_t e = 0; e < static_cast<std::int64_t>(layer.size()); ++e)
       for (const auto& parameter : layer[static_cast<std::size_t>(e)]) {
         all_.push_back(parameter);
         holder_.push_back(static_cast<int>(e / per_rank));
-        if (e / per_rank == place) {
+        if (e / per_rank == place_) {
           local_.push_back(parameter);
         } else {
           parameter.set_requires_grad(false);  // never computed here: no gradient, no optimizer state
           free_storage_bytes(parameter);  // its shape stays, as fsdp's unit members' do
         }
       }
-  exchange_ = std::make_shared<GroupExchange>(group_, place, k, options_.timeout, recorder);
+  exchange_ = std::make_shared<GroupExchange>(group_, place_, k, options_.timeout, recorder);
   set_exchange_(exchange_);
 }
 
@@ -141,10 +141,9 @@ void ExpertParallel::share_from_holders(const std::vector<torch::Tensor>& values
 
 void ExpertParallel::gather_experts(ParameterDigest* digest) {
   torch::NoGradGuard no_grad;
-  const int place = options_.rank % options_.group_size;
   set_exchange_(nullptr);
   for (std::size_t i = 0; i < all_.size(); ++i)
-    if (holder_[i] != place) {
+    if (holder_[i] != place_) {
       allocate_storage_bytes(all_[i], static_cast<std::size_t>(all_[i].numel()) * all_[i].element_size());
       all_[i].set_requires_grad(true);  // a whole model's parameter again
     }

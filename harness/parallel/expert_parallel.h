@@ -76,6 +76,7 @@ class ExpertParallel {
   CollectiveGroup* replicas_;
   ExpertParallelOptions options_;
   std::int64_t experts_ = 0;  // a sparse layer's
+  int place_ = 0;             // this rank's place in its group: rank % K
   std::vector<torch::Tensor> all_, local_;
   std::vector<int> holder_;  // per all_ entry: the place in the group of the rank holding it
 };
