@@ -59,15 +59,21 @@ GpuFit plan_gpu_fit(const Config& config, const RunSettings& settings, const Ass
     fit.text = fmt::format("does not fit: {}, over {}; fits at micro-batch {}", per_gpu, room, *fit.fits_at);
   else
     fit.text = "does not fit: " + per_gpu + ", over " + room + ", nor at micro-batch 1";
-  // Where the start binds (every rank builds the whole fp32 model before it shards it, or
-  // frees the experts it does not hold), say so and what training alone would need: the
-  // model is too large to build whole on one GPU, not to train sharded.
-  if (const auto estimate = workload->memory_estimate(config, fit.micro_batch);
-      !fit.fits && estimate && estimate->startup > estimate->training_total())
+  const auto estimate = workload->memory_estimate(config, fit.micro_batch);
+  if (!estimate) return fit;
+  // Where the start binds (zero1-N and zero2-N build the whole fp32 model on each GPU before
+  // they shard it), say so and what training alone would need: the model is too large to
+  // build whole on one GPU, not to train sharded.
+  if (!fit.fits && estimate->startup > estimate->training_total())
     fit.text += fmt::format("; the start binds: each GPU builds the whole fp32 model first (~{:.1f} GiB), and training "
                             "alone needs ~{:.1f} GiB ({})",
                             estimate->startup / kGiB, estimate->training_total() / kGiB,
                             estimate->training_total() <= usable ? "it would fit" : "over too");
+  // fsdp-N and ep-K build it on the host instead: every rank of a node holds it there at once.
+  fit.host_model_bytes = estimate->host_model;
+  if (estimate->host_model > 0)
+    fit.text += fmt::format("; each rank first builds the fp32 model on the host (~{:.1f} GiB of host memory a rank)",
+                            estimate->host_model / kGiB);
   return fit;
 }
 

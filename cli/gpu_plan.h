@@ -31,6 +31,9 @@ struct GpuFit {
   // halving it until one does; none when not even 1 does.
   std::optional<std::int64_t> fits_at;
   std::string text;                       // the --list line's words
+  // fsdp-N and ep-K: the fp32 model each rank builds on the host before its GPU takes its
+  // share (MemoryEstimate::host_model); 0 where the model is built on the GPU.
+  double host_model_bytes = 0;
 };
 
 // A CUDA config's fit on one of `gpus` (each rank of a multi-rank config on a GPU of its own).

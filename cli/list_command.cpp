@@ -83,6 +83,7 @@ nlohmann::json list_row_json(const ListRow& row) {
     out["plan"] = row.gpu_fit->text;
     out["micro_batch"] = row.gpu_fit->micro_batch;
     out["fits_at_micro_batch"] = row.gpu_fit->fits_at ? nlohmann::json(*row.gpu_fit->fits_at) : nlohmann::json();
+    if (row.gpu_fit->host_model_bytes > 0) out["host_model_bytes"] = row.gpu_fit->host_model_bytes;
   }
   return out;
 }

@@ -244,7 +244,8 @@ for id in "${gpu_all[@]}"; do [[ $id == resnet50/* || $id == gpt2/* ]] || rest+=
 # its bf16 ckpt row, without the checkpoint round trip (15 GB saved and reloaded
 # outlast a config's timeout; issue 47, finding 3).
 # Then its FSDP row on one GPU (its estimate's gathered units and reductions against the
-# measured peak).
+# measured peak; built on the host and moved unit by unit, issue 55 finding 8: its start's
+# time and that its peak holds no whole fp32 model).
 # And the built-in moe's plain amp-bf16 row (issue 57): the experts' host-read counts, the
 # load report and its estimate against the measured peak on a GPU.
 llama_ids=(llama/cuda/amp-bf16/pinned/graph llama/cuda/fp8/pinned/graph llama/cuda/amp-bf16/pinned/ckpt

@@ -134,6 +134,7 @@ WorkloadTraits DecoderLmWorkload::traits() const {
   traits.loss_from_output = !spec_.router_loss;
   traits.capturable = !spec_.host_reads;
   traits.experts = static_cast<int>(spec_.experts);
+  traits.stacked_experts = spec_.stacked_experts;
   traits.python_twin = spec_.python_twin.has_value();
   traits.real_scale = spec_.real_scale;
   return traits;
@@ -240,6 +241,7 @@ DecoderLmSpec decoder_lm_spec(const std::string& name, const DecoderShape& shape
   spec.router_loss = shape.moe.aux_loss_coef.has_value();
   spec.host_reads = shape.moe.experts > 0;  // the experts' loop reads each one's token count
   spec.experts = shape.moe.experts;
+  spec.stacked_experts = shape.moe.layout == MoeShape::Experts::Stacked;
   spec.expert_parameters = shape.routed_expert_parameters();
   spec.sparse_layers = shape.sparse_layers();
   spec.top_k = shape.moe.top_k;

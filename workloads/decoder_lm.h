@@ -34,6 +34,7 @@ struct DecoderLmSpec {
   bool router_loss = false;           // a load-balancing loss read from the routers (traits: no ckpt, no dp)
   bool host_reads = false;            // the forward reads device values on the host (traits: no graph)
   std::int64_t experts = 0;           // routed experts a sparse layer (traits: ep-K splits them)
+  bool stacked_experts = false;       // one tensor a layer for every expert (traits: no ep-K yet)
   std::int64_t expert_parameters = 0, sparse_layers = 0, top_k = 0;  // ep-K's estimate
   std::int64_t seq_len = 0;
   // A CPU config's sequence when it is shorter (0: seq_len): a step of a real-scale decoder

@@ -24,11 +24,16 @@ struct MemoryEstimate {
   // whole gradients) and fsdp's gathered units. 0 for one process.
   double buffers = 0;
   double gathered = 0;
-  // A sharded rank's peak before it trains: it builds the whole unsharded fp32 model on its
-  // device (4 bytes a parameter) and flattens it unit by unit into its shards (a unit's flat
-  // copy and its shard at a time); the cache is released after, so this peak and
-  // training's do not add. 0 for one process and ddp (whose model stays whole anyway).
+  // A sharded rank's device peak before it trains: zero1-N and zero2-N (and any CPU rank)
+  // build the whole unsharded fp32 model there (4 bytes a parameter) and flatten it unit by
+  // unit into shards (a unit's flat copy and its shard at a time); a GPU rank of fsdp-N or
+  // ep-K builds on the host (Config::model_built_on_host) and its device holds only a unit
+  // being flattened or a piece being broadcast. The cache is released after, so this peak
+  // and training's do not add. 0 for one process and ddp (whose model stays whole anyway).
   double startup = 0;
+  // Where the model is built on the host: the whole fp32 model there while the rank starts
+  // (4 bytes a parameter), a rank's, released as its share moves to the device. 0 elsewhere.
+  double host_model = 0;
   double training_total() const { return states + activations + logits + workspace + buffers + gathered; }
   // What the device must hold at once: the larger of training and the start.
   double device_total() const { return std::max(training_total(), startup); }
@@ -37,7 +42,7 @@ struct MemoryEstimate {
     return {{"states_bytes", states},           {"activations_bytes", activations}, {"logits_bytes", logits},
             {"workspace_bytes", workspace},     {"checkpoint_bytes", checkpoint},   {"device_total_bytes", device_total()},
             {"host_total_bytes", host_total()}, {"buffers_bytes", buffers},         {"gathered_bytes", gathered},
-            {"startup_bytes", startup},
+            {"startup_bytes", startup},         {"host_model_bytes", host_model},
             {"convention", "16 bytes a parameter (fp32 weights, grads, Adam m and v); activations what each layer's "
                            "forward keeps per token (its family's norms, matmul inputs, attention, MLP at its width; "
                            "llama 26 h + 4 a + 4 kv + 8 f bytes in 16-bit) plus, under autocast, 2 bytes a matmul "

@@ -17,13 +17,15 @@
 // micro-batch's, as for one process. The checkpoint round trip's share (rank 0's) also
 // holds the gathered whole state: Adam's moments (8Ψ) and, fsdp, the parameters (4Ψ).
 // Before training, a sharded rank holds the whole unsharded model (4Ψ) and a unit's flat
-// copy while it shards it (MemoryEstimate::startup): fsdp's device_total is the larger of
-// that and training, which for a large model on many ranks is the start.
+// copy while it shards it (MemoryEstimate::startup): on its device for zero1-N, zero2-N and
+// on a CPU; on the host for a GPU rank of fsdp-N (MemoryEstimate::host_model), whose device
+// then holds only a unit at a time.
 // Under ep-K the routed experts (Ψ_E) leave the mode's formula, which then counts Ψ - Ψ_E
 // (and layers without their experts): a rank holds its K-th of them whole, 16Ψ_E/K, plus
 // the flat copy their replica all-reduce makes (4Ψ_E/K) and the dispatch buffers (the rows
 // it receives and regroups by expert, kept for backward). Every rank still builds the whole
-// model before it frees the experts it does not hold: the start holds 4Ψ.
+// model before it frees the experts it does not hold: the start holds 4Ψ, on the host for a
+// GPU rank.
 #include <cstdint>
 
 #include "core/config/config.h"

@@ -74,6 +74,12 @@ struct Config {
   bool sharded() const {
     return parallel == ParallelMode::Zero1 || parallel == ParallelMode::Zero2 || parallel == ParallelMode::Fsdp;
   }
+  // A GPU rank of fsdp-N or ep-K builds the model on the host and moves only its share to
+  // its device, unit by unit (issue 55, finding 8): built on the device, the whole fp32 model
+  // would bind the start, not training. Every other config builds where it trains.
+  bool model_built_on_host() const {
+    return device == DeviceKind::Cuda && (parallel == ParallelMode::Fsdp || expert_parallel > 1);
+  }
   // The Adam kernel the step runs: a graph replays fused Adam (its step counts on the device).
   AdamKernel adam_kernel() const { return graph ? AdamKernel::Fused : adam; }
   // The technique segments of id(), in canonical order ("ddp-2", "acc4", "adam-fused", ...).

@@ -122,6 +122,9 @@ const std::vector<TechniqueRule>& technique_rules() {
        "the host every step (a mixture of experts' loop reads each expert's token count), which a capture refuses"},
       {S::Workload, "ep-K", "experts",
        "ep-K splits a mixture of experts' experts over ranks, and this workload's model has no experts"},
+      {S::Workload, "ep-K", "separate-experts",
+       "ep-K splits and reduces experts as tensors of their own, and this model stacks every expert of a layer in "
+       "one tensor (gpt-oss's gate_up_proj and down_proj): not split over ranks yet; run it without ep"},
       {S::Workload, "dp", "loss-from-output",
        "dp runs the model's replicas, whose router logits the load-balancing loss (output_router_logits) cannot "
        "read: that part of the loss would get no gradient; with output_router_logits false it trains with dp"},
@@ -149,6 +152,7 @@ std::vector<std::string> WorkloadTraits::names() const {
   if (loss_from_output) out.push_back("loss-from-output");
   if (capturable) out.push_back("capturable");
   if (experts > 0) out.push_back("experts");
+  if (experts > 0 && !stacked_experts) out.push_back("separate-experts");
   if (python_twin) out.push_back("python-twin");
   return out;
 }

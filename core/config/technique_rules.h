@@ -42,6 +42,9 @@ struct WorkloadTraits {
   bool capturable = true;
   // A mixture of experts' routed experts a sparse layer (0: none): ep-K splits them.
   int experts = 0;
+  // One tensor holds every expert of a layer (gpt-oss's gate_up_proj and down_proj): ep-K,
+  // which splits and reduces experts as tensors of their own, cannot take them yet.
+  bool stacked_experts = false;
   // The exporter knows its Python twin (scripts/compile_twins.py): compile.
   bool python_twin = false;
   // Not a rule's trait: a standard model whose memory ckpt is for (the groups add its ckpt rows).

@@ -12,6 +12,7 @@
 #include <torch/csrc/distributed/c10d/HashStore.hpp>
 
 #include "harness/parallel/comm_volume.h"
+#include "harness/parallel/host_built_model.h"
 #include "harness/parallel/launch_store.h"
 #include "harness/parallel/parameter_digest.h"
 
@@ -139,13 +140,19 @@ std::unique_ptr<DdpSession> DdpSession::join(const DdpSettings& settings, const 
 }
 
 void DdpSession::broadcast_from_rank0(torch::nn::Module& module) {
+  if (env_.world_size == 1) return;  // one rank: nothing to agree on (a host-built model stays put)
   torch::NoGradGuard no_grad;
   std::vector<torch::Tensor> tensors = module.parameters();
   for (const auto& buffer : module.buffers()) tensors.push_back(buffer);
+  const auto broadcast = [this](torch::Tensor& values) {
+    std::vector<at::Tensor> one = {values};
+    wait_collective(*group_, *group_->broadcast(one), timeout());
+  };
   for (auto& tensor : tensors) {
-    std::vector<at::Tensor> one = {tensor};
     try {
-      wait_collective(*group_, *group_->broadcast(one), timeout());
+      // A model built on the host (Config::model_built_on_host) goes through the device in pieces.
+      if (tensor.device() == settings_.device) broadcast(tensor);
+      else through_device(tensor, settings_.device, broadcast);
     } catch (const std::exception& error) {
       mark_failed();
       throw std::runtime_error("rank " + std::to_string(env_.rank) + " of " + std::to_string(env_.world_size) +
@@ -209,10 +216,15 @@ GradientSync& DdpSession::attach_data_parallel(Model& model) {
     options.on_failure = [this] { mark_failed(); };
     options.left_out = left_out;
     options.reduce_group = reduce_group_.get();
+    options.device = settings_.device;
     sharded_ = std::make_unique<ShardedDataParallel>(model, *group_, options, recorder_);
+    // What no unit took (ep-K's experts, buffers), where a model built on the host has it.
+    move_remaining_to(*model.module, settings_.device);
     sync_ = std::make_unique<ForwardingSync>(*sharded_, env_.rank);
     return *sync_;
   }
+  // The whole rest, and this rank's experts, onto the device (a model built on the host).
+  move_remaining_to(*model.module, settings_.device);
   std::vector<torch::Tensor> parameters;
   for (const auto& parameter : model.module->parameters())
     if (!is_left_out(parameter)) parameters.push_back(parameter);

@@ -56,7 +56,8 @@ ShardedDataParallel::ShardedDataParallel(Model& model, CollectiveGroup& group, S
       members.push_back(parameters_[unit.members[slot]]);
       slot_of_[unit.members[slot]] = {u, slot};
     }
-    units_.emplace_back(unit, std::move(members), options_.rank, options_.world_size, /*keep_whole=*/!fsdp,
+    const torch::Device device = options_.device.value_or(members.front().device());
+    units_.emplace_back(unit, std::move(members), device, options_.rank, options_.world_size, /*keep_whole=*/!fsdp,
                         /*in_place_gather=*/options_.stream_waits);
   }
   for (std::size_t u = model_units(); u-- > 0;) reduce_order_.push_back(u);

@@ -36,6 +36,7 @@
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <unordered_map>
 #include <vector>
 
@@ -67,6 +68,9 @@ struct ShardedOptions {
   // on NCCL they run on a stream of their own and a prefetched all-gather does not queue
   // behind a reduce-scatter in backward (FSDP2's separate all-gather and reduce-scatter streams).
   CollectiveGroup* reduce_group = nullptr;
+  // Where the units live (unset: where the parameters are). A model built on the host
+  // (Config::model_built_on_host) is flattened from there into each unit's device buffer.
+  std::optional<torch::Device> device;
 };
 
 // What a rank holds of the model's state, in bytes (distinct storages, counted once).

@@ -22,4 +22,13 @@ inline void allocate_storage_bytes(const torch::Tensor& tensor, std::size_t byte
   storage->set_nbytes(bytes);
 }
 
+// A tensor of `tensor`'s shape, strides and dtype on `device` whose storage holds no bytes:
+// what a freed tensor built on the host becomes on the training device, without allocating
+// there (a later allocate_storage_bytes fills it from the device's allocator).
+inline torch::Tensor unallocated_on(const torch::Tensor& tensor, torch::Device device) {
+  torch::Tensor out = torch::empty({0}, tensor.options().device(device));
+  out.unsafeGetTensorImpl()->set_sizes_and_strides(tensor.sizes(), tensor.strides());
+  return out;
+}
+
 }  // namespace gpubench

@@ -4,8 +4,8 @@
 
 namespace gpubench {
 
-UnitShard::UnitShard(const FlatUnit& layout, std::vector<torch::Tensor> members, int rank, int world_size,
-                     bool keep_whole, bool in_place_gather)
+UnitShard::UnitShard(const FlatUnit& layout, std::vector<torch::Tensor> members, torch::Device device, int rank,
+                     int world_size, bool keep_whole, bool in_place_gather)
     : layout_(layout),
       members_(std::move(members)),
       rank_(rank),
@@ -13,13 +13,15 @@ UnitShard::UnitShard(const FlatUnit& layout, std::vector<torch::Tensor> members,
       keep_whole_(keep_whole),
       in_place_gather_(in_place_gather) {
   torch::NoGradGuard no_grad;
-  options_ = members_.front().options().requires_grad(false);
+  options_ = members_.front().options().device(device).requires_grad(false);
   for (const auto& member : members_) {
     sizes_.push_back(member.sizes().vec());
     strides_.push_back(member.strides().vec());
     numels_.push_back(member.numel());
   }
   whole_ = torch::zeros({layout_.padded_numel}, options_);
+  // From the host, for a model built there (Config::model_built_on_host): the device holds
+  // this unit's flat copy and its shard, never the whole model.
   for (std::size_t slot = 0; slot < members_.size(); ++slot) member_view(whole_, slot).copy_(members_[slot]);
   const torch::Tensor mine = whole_.narrow(0, rank_ * layout_.shard_numel, layout_.shard_numel);
   // zero1 and zero2 step their slice of the whole unit in place: it sees the update

@@ -26,9 +26,10 @@ class UnitShard {
   // around each use: its storage is freed in place (FSDP's free_storage), so every tensor
   // viewing it -- the parameters, and what autograd saved of them (a transposed weight) --
   // lets go of the memory and sees the next gather's values. Copies the members' values
-  // in, so every rank must hold the same values (rank 0's broadcast).
-  UnitShard(const FlatUnit& layout, std::vector<torch::Tensor> members, int rank, int world_size, bool keep_whole,
-            bool in_place_gather);
+  // in, so every rank must hold the same values (rank 0's broadcast). The buffer lives on
+  // `device`, wherever the members are now (a model built on the host moves unit by unit).
+  UnitShard(const FlatUnit& layout, std::vector<torch::Tensor> members, torch::Device device, int rank, int world_size,
+            bool keep_whole, bool in_place_gather);
 
   const FlatUnit& layout() const { return layout_; }
   // The optimizer's parameter: this rank's 1/N of the unit (padding included), a leaf.

@@ -188,21 +188,26 @@ void prepare(PreparedConfig& c) {
   Dataset dataset = load_dataset(c);
   plan_devices(c);
   // Refused before the model is built when its estimate cannot fit the device's free memory.
-  if (c.config.device == DeviceKind::Cuda)
-    if (const auto why = device_memory_refusal(c.config, settings, static_cast<double>(cuda_device_memory(0).free_bytes)))
+  // This rank's own GPU (rank k of a node trains on cuda:k), not the first one.
+  if (c.config.device == DeviceKind::Cuda) {
+    const int index = c.plan.device.has_index() ? c.plan.device.index() : 0;
+    if (const auto why = device_memory_refusal(c.config, settings, static_cast<double>(cuda_device_memory(index).free_bytes)))
       throw std::runtime_error(*why);
+  }
   if (c.config.graph) c.graph = std::make_unique<CudaGraphStep>(c.plan.device);
-  c.model = c.workload->make_model_with(model_techniques(c.config, c.plan.device));
-  c.model.module->to(c.plan.device);
+  // fsdp-N and ep-K on a GPU build on the host: attach() moves each rank's share only.
+  const bool on_host = c.config.model_built_on_host();
+  c.model = c.workload->make_model_with(model_techniques(c.config, on_host ? torch::Device(torch::kCPU) : c.plan.device));
+  if (!on_host) c.model.module->to(c.plan.device);
   if (c.config.channels_last) to_channels_last(*c.model.module);
   if (c.ddp) {
     c.ddp->broadcast_from_rank0(*c.model.module);
     // Before the optimizer: a sharded run's optimizer steps its shards.
     c.sync = &c.ddp->attach(c.model);
-    // The whole model's blocks, freed as it was sharded, back to the driver: the caching
-    // allocator would keep them reserved for this process (NCCL's buffers and other
-    // processes could not have them) and split them for smaller tensors.
-    if (c.config.device == DeviceKind::Cuda && c.ddp->sharded()) empty_cuda_cache();
+    // The start's blocks (the whole model, or the units flattened from the host), back to
+    // the driver: the caching allocator would keep them reserved for this process (NCCL's
+    // buffers and other processes could not have them) and split them for smaller tensors.
+    if (c.config.device == DeviceKind::Cuda && (c.ddp->sharded() || c.ddp->expert_parallel())) empty_cuda_cache();
     // Each rank's GradScaler sees only its gradient shard (or its experts'): its inf check is agreed.
     if (c.ddp->sharded() || c.ddp->expert_parallel())
       c.plan.scaler->agree_across_ranks([ddp = c.ddp.get()](torch::Tensor& found_inf, bool read_on_host) {

@@ -22,6 +22,8 @@ std::string parts(const MemoryEstimate& e) {
   if (e.gathered > 0) text += fmt::format(", gathered units {:.1f} GiB", e.gathered / kGiB);
   if (e.startup > e.training_total())
     text += fmt::format("; more before training: the unsharded model and a unit being sharded, {:.1f} GiB", e.startup / kGiB);
+  if (e.host_model > 0)
+    text += fmt::format("; the rank builds its fp32 model on the host first, {:.1f} GiB of host memory", e.host_model / kGiB);
   return text;
 }
 

@@ -51,6 +51,11 @@ void validate_tune_step(const json& tune, const std::string& config) {
 // Normal, not merely finite: a denormal step time (1e-320) would give NaN ratios downstream.
 constexpr double kMinStepMs = 1e-6;
 
+// Bounds on the work a step does: far above any real run, far below overflow once divided by
+// a nanosecond step.
+constexpr double kMaxSamplesPerStep = 1e12;
+constexpr double kMaxFlopsPerStep = 1e30;
+
 bool is_positive_number(const json& value) {
   return value.is_number() && std::isnormal(value.get<double>()) && value.get<double>() > 0;
 }
@@ -89,13 +94,22 @@ void validate_result(const json& result, std::size_t index, const std::string& l
                            ", expected a positive number of milliseconds, at least 1e-06 (1 ns)");
     }
   }
+  // The work a step does, which compare's rates multiply by 1000/step_ms: bounded so that a
+  // rate stays finite (1e308 samples gave a NaN median that compare then called a change).
   if (const auto workload = result.find("workload"); workload != result.end() && workload->is_object()) {
     for (const char* key : {"global_batch_size", "batch_size"}) {
       const auto size = workload->find(key);
-      if (size != workload->end() && !is_positive_number(*size))
-        throw UsageError(config + ": workload." + key + " is " + type_of(*size) + ", expected a positive number");
+      if (size != workload->end() && (!is_positive_number(*size) || size->get<double>() > kMaxSamplesPerStep))
+        throw UsageError(config + ": workload." + key + " is " + type_of(*size) +
+                         ", expected a positive number of samples, at most 1e12");
     }
   }
+  if (const auto flops = result.find("flops"); flops != result.end() && flops->is_object())
+    if (const auto per_step = flops->find("training_per_step");
+        per_step != flops->end() && !per_step->is_null() &&
+        (!is_positive_number(*per_step) || per_step->get<double>() > kMaxFlopsPerStep))
+      throw UsageError(config + ": flops.training_per_step is " + type_of(*per_step) +
+                       ", expected a positive number of FLOPs, at most 1e30");
   if (const auto memory = result.find("memory"); memory != result.end() && memory->is_object()) {
     for (const auto& [key, value] : memory->items()) {
       // Only the scalar byte counts are metrics; per-step series (rss_bytes_per_step, ...) are not.

@@ -78,24 +78,34 @@ TEST(ShardedMemory, TheReductionsHoldThreeInputsAndTheGradientsBeingCopied) {
   EXPECT_DOUBLE_EQ(zero1.buffers, 3 * layer) << "zero1 reduces once a step: nothing accumulates beside an output";
 }
 
-// Each rank builds the whole unsharded fp32 model on its device before it shards it: for
-// fsdp-N of a large model that start, not training, is what the device must hold. A 20B
-// model's fsdp-8 trains in ~2.5 bytes a parameter a rank (~50 GB) but starts at 80 GB and
-// more: the plan must not call it a fit for 80 GB GPUs.
+// zero1-N and zero2-N (and every CPU rank) build the whole unsharded fp32 model where they
+// train before they shard it; a GPU rank of fsdp-N builds it on the host and its device then
+// holds a unit at a time (issue 55, finding 8). A 20B model's fsdp-8 trains in ~2.5 bytes a
+// parameter a rank (~50 GB): built on each GPU it started at 80 GB and more; now its start is
+// a unit's, and the host holds the 80 GB a rank instead.
 TEST(ShardedMemory, AShardedRankFirstHoldsTheWholeUnshardedModel) {
   const double psi = 20e9, layer = 4 * 400'000'000.0, root = 4 * 1'000'000'000.0;
+  const double unit = std::max(layer, root);
   const UnitSizes large{static_cast<std::int64_t>(psi), 400'000'000, 1'000'000'000};
+  const MemoryEstimate on_cpu = per_rank_estimate(one_process(), Config::parse("x/cpu/fp32/fsdp-8"), large);
+  EXPECT_DOUBLE_EQ(on_cpu.startup, 4 * psi + unit * (1 + 1.0 / 8));
+  EXPECT_DOUBLE_EQ(on_cpu.device_total(), on_cpu.startup) << "the larger of the start and training";
+  EXPECT_DOUBLE_EQ(on_cpu.to_json()["startup_bytes"].get<double>(), on_cpu.startup);
+  EXPECT_DOUBLE_EQ(on_cpu.host_model, 0) << "a CPU rank's host is its device: counted in the start";
   const MemoryEstimate fsdp = per_rank_estimate(one_process(), Config::parse("x/cuda/amp-bf16/fsdp-8"), large);
-  EXPECT_DOUBLE_EQ(fsdp.startup, 4 * psi + std::max(layer, root) * (1 + 1.0 / 8));
-  EXPECT_LT(fsdp.training_total(), fsdp.startup);
-  EXPECT_DOUBLE_EQ(fsdp.device_total(), fsdp.startup) << "the larger of the start and training";
-  EXPECT_GT(fsdp.device_total(), 0.9 * 80e9);
-  EXPECT_DOUBLE_EQ(fsdp.to_json()["startup_bytes"].get<double>(), fsdp.startup);
-  // Where training holds more, it decides: ddp keeps the whole model anyway, and a
-  // single process builds nothing twice.
+  EXPECT_DOUBLE_EQ(fsdp.startup, unit * (1 + 1.0 / 8)) << "a unit flattened from the host and its shard";
+  EXPECT_DOUBLE_EQ(fsdp.device_total(), fsdp.training_total()) << "training, not the start, decides the fit";
+  EXPECT_LT(fsdp.device_total(), 0.9 * 80e9);
+  EXPECT_DOUBLE_EQ(fsdp.host_model, 4 * psi);
+  EXPECT_DOUBLE_EQ(fsdp.to_json()["host_model_bytes"].get<double>(), 4 * psi);
+  // zero2 keeps the whole model on each GPU anyway: built there, its start is the whole
+  // model and a unit, and training is larger still.
+  const MemoryEstimate zero2 = per_rank_estimate(one_process(), Config::parse("x/cuda/fp32/zero2-8"), large);
+  EXPECT_DOUBLE_EQ(zero2.startup, 4 * psi + unit * (1 + 1.0 / 8));
+  EXPECT_DOUBLE_EQ(zero2.host_model, 0);
+  // ddp keeps the whole model anyway, and a single process builds nothing twice.
   EXPECT_DOUBLE_EQ(per_rank_estimate(one_process(), Config::parse("x/cuda/fp32/ddp-8"), large).startup, 0);
   EXPECT_DOUBLE_EQ(rank_of("x/cuda/fp32").startup, 0);
-  const MemoryEstimate zero2 = per_rank_estimate(one_process(), Config::parse("x/cuda/fp32/zero2-8"), large);
   EXPECT_DOUBLE_EQ(zero2.device_total(), zero2.training_total()) << "zero2 keeps the whole model: training is larger";
 }
 

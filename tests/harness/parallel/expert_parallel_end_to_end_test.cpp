@@ -153,8 +153,8 @@ std::string mixtral_8x7b_folder() {
   return dir;
 }
 
-// The plan for GPUs not at hand knows ep-K: a rank's experts are its K-th, and where the start
-// (the whole fp32 model built on every GPU before it is split) binds, the line says so.
+// The plan for GPUs not at hand knows ep-K: a rank's experts are its K-th, and the start (the
+// whole fp32 model, built on the host before each GPU takes its share) is named for the host.
 TEST(ExpertParallelEndToEnd, ThePlanForGpusNotAtHandCountsAGroupsShareOfTheExperts) {
   const std::string folder = mixtral_8x7b_folder();
   const std::string ids =
@@ -172,8 +172,10 @@ TEST(ExpertParallelEndToEnd, ThePlanForGpusNotAtHandCountsAGroupsShareOfTheExper
   const auto table = test_support::run_command(std::string(GPUBENCH_EXE) + " --model m=" + folder +
                                                " --weights random --list --assume-gpus 64x80GiB --matrix " + ids +
                                                " --format table 2>&1");
-  EXPECT_NE(table.output.find("the start binds: each GPU builds the whole fp32 model first"), std::string::npos)
+  EXPECT_NE(table.output.find("each rank first builds the fp32 model on the host (~174"), std::string::npos)
       << table.output;
+  EXPECT_EQ(table.output.find("the start binds"), std::string::npos) << "built on the host, the start binds no GPU";
+  EXPECT_NEAR(plan[2]["host_model_bytes"].get<double>(), 4 * 46.7e9, 0.01 * 4 * 46.7e9) << plan.dump(1);
   fs::remove_all(folder);
 }
 
@@ -197,6 +199,14 @@ TEST(ExpertParallelEndToEnd, IdsThatCannotSplitTheExpertsAreUsageErrors) {
                                                " --matrix gpt2/cpu/fp32/ddp-2/ep-2 --steps 1 --out /dev/null 2>&1");
   EXPECT_EQ(dense.exit_code, 2) << dense.output;
   EXPECT_NE(dense.output.find("has no experts"), std::string::npos) << dense.output;
+  // gpt-oss stacks a layer's experts in one tensor: refused before any rank starts, not a
+  // failing row after the model is built.
+  if (const std::string oss = case_folder("gpt_oss_sinks_clamp"); !oss.empty()) {
+    const auto stacked = test_support::run_command(std::string(GPUBENCH_EXE) + " --model m=" + oss +
+                                                   " --matrix m/cpu/fp32/ddp-2/ep-2 --steps 1 --out /dev/null 2>&1");
+    EXPECT_EQ(stacked.exit_code, 2) << stacked.output;
+    EXPECT_NE(stacked.output.find("stacks every expert of a layer in one tensor"), std::string::npos) << stacked.output;
+  }
 }
 
 // torchrun launches an ep config's ranks as it launches fsdp's (one rank of theirs each).

@@ -16,7 +16,7 @@ TEST(UnitShard, EveryRanksShardStartsOn16Bytes) {
   const ShardLayout layout = plan_shard_layout(parameters, {{0, 1}}, /*world_size=*/3);
   for (int rank = 0; rank < 3; ++rank) {
     std::vector<torch::Tensor> members = {parameters[0].clone(), parameters[1].clone()};
-    const UnitShard unit(layout.units[0], members, rank, 3, /*keep_whole=*/true, /*in_place_gather=*/false);
+    const UnitShard unit(layout.units[0], members, torch::kCPU, rank, 3, /*keep_whole=*/true, /*in_place_gather=*/false);
     EXPECT_EQ(reinterpret_cast<std::uintptr_t>(unit.shard().data_ptr()) % 16, 0u) << "rank " << rank;
     EXPECT_EQ(unit.shard_bytes() % 16, 0) << "rank " << rank;
     // The members still hold their values, and the padding is zeros that no member views.

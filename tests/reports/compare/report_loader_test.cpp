@@ -193,6 +193,26 @@ TEST(LoadReport, BadBatchSize) {
   expect_load_error("zero_batch.json", report.dump(), "workload.global_batch_size is a number (0)");
 }
 
+// compare divides the work of a step by its time: a batch of 1e308 samples made every rate
+// infinite and the medians NaN, and compare called that a change (issue 61, item 11). So did
+// FLOPs of -1 (a -100% change judged "no change") and "x" (a raw type error, exit 3).
+TEST(LoadReport, WorkPerStepThatWouldMakeRatesNonFiniteIsBadInput) {
+  json report = good_report();
+  report["results"][0]["workload"]["global_batch_size"] = 1e308;
+  expect_load_error("huge_batch.json", report.dump(),
+                    "workload.global_batch_size is a number (1e+308), expected a positive number of samples, at most 1e12");
+  for (const json& flops : {json(-1), json("x"), json(1e300)}) {
+    report = good_report();
+    report["results"][0]["flops"] = {{"training_per_step", flops}};
+    expect_load_error("bad_flops.json", report.dump(),
+                      "flops.training_per_step is " + std::string(flops.is_string() ? "a string" : "a number"));
+  }
+  report = good_report();
+  report["results"][0]["flops"] = {{"training_per_step", nullptr}};
+  const TempFile unmeasured("null_flops.json", report.dump());
+  EXPECT_NO_THROW(load_report(unmeasured.path(), "NEW")) << "null: not measured, allowed";
+}
+
 TEST(LoadReport, BadMemoryValue) {
   json report = good_report();
   report["results"][0]["memory"]["host_peak_rss_bytes"] = "lots";
