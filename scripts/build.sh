@@ -7,7 +7,9 @@
 #   Environment: PYTHON (the project's .venv/bin/python from scripts/setup.sh, else python3),
 #                CUDA_HOME (/usr/local/cuda), BUILD_DIR (build), JOBS (all cores),
 #                TORCH_CUDA_ARCH_LIST (read from nvidia-smi where there is one),
-#                TARGETS (space-separated targets to build; default all)
+#                TARGETS (space-separated targets to build; default all),
+#                BUILD_FOR (run: gpubench alone, without the tests' and benchmarks' targets
+#                           and their dependencies; all, the default: everything)
 #
 # On a machine that cannot install the Debian build dependencies (the lent GPU machine), a
 # .deps/ prefix in the project root is used when present (scripts/device-validate.sh prepare).
@@ -58,6 +60,13 @@ cmake_args=(-S . -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE=Release "-DCMAKE_PR
   "-DGPUBENCH_WERROR=$werror" "-DCUDAToolkit_ROOT=$cuda_home" "-DCUDA_TOOLKIT_ROOT_DIR=$cuda_home"
   "-DCMAKE_CUDA_COMPILER=$cuda_home/bin/nvcc" "-DGPUBENCH_PYTHON=$(realpath -s "$(command -v "$python")")")
 [[ -n $cxx_flags ]] && cmake_args+=("-DCMAKE_CXX_FLAGS=$cxx_flags")
+# Both ways stated each time: a build folder configured for the run alone is widened again by
+# the test command, not left without its tests by the cache.
+case ${BUILD_FOR:-all} in
+  run) cmake_args+=(-DGPUBENCH_BUILD_TESTS=OFF -DGPUBENCH_BUILD_BENCH=OFF) ;;
+  all) cmake_args+=(-DGPUBENCH_BUILD_TESTS=ON -DGPUBENCH_BUILD_BENCH=ON) ;;
+  *) die "BUILD_FOR='${BUILD_FOR}': expected run or all" ;;
+esac
 if [[ -z ${TORCH_CUDA_ARCH_LIST:-} ]] && command -v nvidia-smi >/dev/null; then
   # Caffe2's config otherwise probes the GPU itself; nothing here compiles device code.
   arch=$(nvidia-smi --query-gpu=compute_cap --format=csv,noheader 2>/dev/null | head -n1 | tr -d ' ' || true)

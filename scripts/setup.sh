@@ -1,12 +1,27 @@
 #!/usr/bin/env bash
-# Installs everything gpubench needs to build and test on Debian 12 (idempotent; run as
-# root or with sudo): the Debian build dependencies, and LibTorch as the pinned PyPI torch
-# wheel (CUDA 13.0 build, with its nvidia-* libraries) and Holistic Trace Analysis in the
-# project's own .venv/, and the Nsight Systems CLI (Debian non-free, extracted) in .tools/nsys.
+# Installs what gpubench needs on Debian 12 (idempotent; run as root or with sudo).
+#
+#   scripts/setup.sh run    what building and running gpubench needs: the Debian build
+#                           dependencies it links, and LibTorch as the pinned PyPI torch wheel
+#                           (CUDA 13.0 build, with its nvidia-* libraries) in the project's .venv/
+#   scripts/setup.sh [test] that, and what only the tests and the profiling scripts use:
+#                           GoogleTest, Google Benchmark, valijson, a one-node Slurm, headless
+#                           Chromium, the reference libraries (torchvision, transformers),
+#                           Holistic Trace Analysis, and the Nsight Systems CLI in .tools/nsys
+#
 # The CUDA 13 toolkit (nvcc, cudart, CUPTI, NVTX3) must be at CUDA_HOME (/usr/local/cuda):
 # LibTorch's CMake config needs it; without a driver, GPU configs skip with LibTorch's reason.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+
+purpose=${1:-test}
+case "$purpose" in
+  run | test) ;;
+  *)
+    echo "setup: unknown purpose '$purpose': expected 'run' (build and run gpubench) or 'test' (also the test suite's tools)" >&2
+    exit 2
+    ;;
+esac
 
 # The one LibTorch the project builds against, here, in CI and on the GPU machine.
 torch_pin=2.11.0
@@ -15,14 +30,17 @@ packages=(
   python3 python3-venv            # .venv for the torch wheel
   libgloo-dev                     # Gloo's headers for c10d's ProcessGroupGloo (the wheel has none; see harness/parallel/gloo_group.cpp)
   nlohmann-json3-dev libfmt-dev libcli11-dev
+  libturbojpeg0-dev libpng-dev    # resnet50's ImageFolder data: JPEG (libjpeg-turbo) and PNG decoding
+  libjs-chart.js                  # Chart.js 3, inlined into gpubench report's HTML pages at build time
+)
+test_packages=(
   libgtest-dev libgmock-dev googletest libbenchmark-dev
   libvalijson-dev                 # JSON Schema validation of reports in the tests
-  libturbojpeg0-dev libpng-dev    # resnet50's ImageFolder data: JPEG (libjpeg-turbo) and PNG decoding
   slurmctld slurmd slurm-client munge   # scripts/slurm-local.sh: a one-node Slurm for the srun/sbatch tests
   iproute2                        # ip netns: the two-host torchrun test
-  libjs-chart.js                  # Chart.js 3, inlined into gpubench report's HTML pages at build time
   chromium fonts-liberation       # headless Chromium: the HTML pages' browser tests (and their screenshots' text)
 )
+[[ $purpose == test ]] && packages+=("${test_packages[@]}")
 missing=()
 for p in "${packages[@]}"; do
   dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
@@ -45,6 +63,9 @@ venv=.venv
 source scripts/torch-venv.sh
 ensure_torch_venv setup "$venv" "$torch_pin" "4.5 GB"
 PYTHONWARNINGS=ignore "$venv/bin/python" -c 'import torch; print(f"setup: torch {torch.__version__} (CUDA {torch.version.cuda}) in .venv")' >&2
+
+# The run needs nothing more: the rest is the tests' and the profiling scripts'.
+[[ $purpose == run ]] && exit 0
 
 # The references the standard workloads are proven equal to (tests/workloads/reference_*):
 # torchvision's resnet50 (0.26.0 is the release built for torch 2.11) and HF transformers'

@@ -70,22 +70,11 @@ const std::vector<TechniqueRule>& technique_rules() {
       {S::Id, "ep-K", "ckpt",
        "ckpt would recompute each block's forward inside backward, and with ep-K that forward sends tokens to "
        "other ranks: the recompute would repeat the all-to-alls in an order the ranks do not agree on"},
-      // What the compiled step (docs/techniques.md, "compile") does not hold yet: its first
-      // slice is one process on the CPU, fp32 or bf16, one batch a step.
+      // What the compiled step (docs/techniques.md, "compile") does not hold yet: the CPU,
+      // fp32 or bf16; accK, ddp-N, zero1-N and zero2-N take its gradients as they come out.
       {S::Id, "compile", "cuda",
        "compile's packages are built for the CPU so far: a CUDA package is compiled by Inductor's Triton on the GPU "
        "machine, which gpubench does not drive yet"},
-      {S::Id, "compile", "accK",
-       "the compiled step returns one batch's gradients and sets them; accumulating micro-batches is not built yet"},
-      {S::Id, "compile", "ddp-N",
-       "gpubench's DDP reducer all-reduces from autograd hooks during backward, and the compiled step's backward runs "
-       "inside the package, without autograd: not built yet"},
-      {S::Id, "compile", "zero1-N",
-       "zero1-N reduces gradients from autograd hooks during backward, which the compiled step's backward (inside the "
-       "package) does not call: not built yet"},
-      {S::Id, "compile", "zero2-N",
-       "zero2-N reduce-scatters gradients from autograd hooks during backward, which the compiled step's backward "
-       "(inside the package) does not call: not built yet"},
       {S::Id, "compile", "fsdp-N",
        "fsdp-N gathers and frees each unit's parameters around its forward and backward, and the compiled step runs the "
        "whole model as one call with every parameter a constant"},

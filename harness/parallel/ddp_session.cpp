@@ -54,6 +54,7 @@ class ForwardingSync final : public GradientSync {
     inner_.begin_backward(accumulated);
   }
   void finish_backward() override { inner_.finish_backward(); }
+  void take_gradients() override { inner_.take_gradients(); }
   bool reduces_every_micro_batch() const override { return inner_.reduces_every_micro_batch(); }
   void after_optimizer_step() override { inner_.after_optimizer_step(); }
 

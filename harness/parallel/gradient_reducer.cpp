@@ -95,6 +95,13 @@ void GradientReducer::on_gradient(std::size_t parameter, const torch::Tensor& gr
   }
 }
 
+void GradientReducer::take_gradients() {
+  // In bucket order, as backward's hooks would fill them: each bucket launches once full.
+  for (const auto& layout : plan_.buckets)
+    for (std::size_t index : layout.parameters)
+      if (const torch::Tensor& grad = parameters_[index].grad(); grad.defined()) on_gradient(index, grad);
+}
+
 void GradientReducer::launch_ready_buckets() {
   // In bucket order only: collectives must be issued in the same order on every rank.
   while (next_launch_ < buckets_.size() && buckets_[next_launch_].ready) launch(buckets_[next_launch_++]);

@@ -60,6 +60,7 @@ class GradientReducer final : public GradientSync {
 
   void begin_backward(bool accumulated) override;
   void finish_backward() override;
+  void take_gradients() override;
   // stream_waits: waits, bounded, for the last step's last all-reduce and records that step
   // (the next backward's start does it; call before reading the recorder). Else nothing.
   void settle();

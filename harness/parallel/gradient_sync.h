@@ -21,6 +21,11 @@ class GradientSync {
   virtual void begin_forward(bool first) {}
   virtual void begin_backward(bool accumulated) = 0;
   virtual void finish_backward() = 0;
+  // Between begin_backward and finish_backward when no autograd backward ran: the compiled
+  // step (harness/run/compiled_step.h) set every parameter's .grad at once, and the sync
+  // takes them as if each had arrived. The sharded modes read the members' .grad when they
+  // reduce anyway; DDP's buckets copy them here.
+  virtual void take_gradients() {}
   // Whether every micro-batch's backward is announced, not only the last.
   virtual bool reduces_every_micro_batch() const { return false; }
   // Inside the Optimizer phase, after the optimizer stepped: zero1 and zero2 all-gather

@@ -65,7 +65,8 @@ CompiledTrainingStep::CompiledTrainingStep(const CompiledPackage& package, torch
 
 CompiledTrainingStep::~CompiledTrainingStep() = default;
 
-torch::Tensor CompiledTrainingStep::run(const torch::Tensor& data, const torch::Tensor& target) {
+torch::Tensor CompiledTrainingStep::run(const torch::Tensor& data, const torch::Tensor& target, double gradient_scale,
+                                        bool add) {
   if (data.sizes() != c10::IntArrayRef(data_shape_) || target.sizes() != c10::IntArrayRef(target_shape_))
     throw std::runtime_error("compile: the package was exported for batches of " + sizes_text(data_shape_) + " and " +
                              sizes_text(target_shape_) + ", got " + sizes_text(data.sizes()) + " and " +
@@ -75,7 +76,14 @@ torch::Tensor CompiledTrainingStep::run(const torch::Tensor& data, const torch::
   if (outputs.size() != gradient_targets_.size() + 1)
     throw std::runtime_error("compile: the package returned " + std::to_string(outputs.size()) + " tensors, expected the loss and " +
                              std::to_string(gradient_targets_.size()) + " gradients");
-  for (std::size_t i = 0; i < gradient_targets_.size(); ++i) gradient_targets_[i].mutable_grad() = outputs[i + 1];
+  for (std::size_t i = 0; i < gradient_targets_.size(); ++i) {
+    torch::Tensor& grad = gradient_targets_[i].mutable_grad();
+    torch::Tensor& made = outputs[i + 1];
+    if (add && grad.defined())
+      grad.add_(made, gradient_scale);
+    else
+      grad = gradient_scale == 1 ? made : made.mul_(gradient_scale);
+  }
   return outputs[0];
 }
 

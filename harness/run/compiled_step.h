@@ -27,9 +27,10 @@ class CompiledTrainingStep {
   CompiledTrainingStep(const CompiledTrainingStep&) = delete;
   CompiledTrainingStep& operator=(const CompiledTrainingStep&) = delete;
 
-  // One step on a batch of the exported shape: sets every parameter's .grad (replacing
-  // what was there, as backward after zero_grad) and returns the loss.
-  torch::Tensor run(const torch::Tensor& data, const torch::Tensor& target);
+  // One step on a batch of the exported shape: sets every parameter's .grad to the loss's
+  // gradient times `gradient_scale` (replacing what was there, as backward after zero_grad,
+  // or added to it when `add`: a later micro-batch of accK) and returns the loss.
+  torch::Tensor run(const torch::Tensor& data, const torch::Tensor& target, double gradient_scale = 1, bool add = false);
 
  private:
   std::unique_ptr<torch::inductor::AOTIModelPackageLoader> loader_;

@@ -91,17 +91,35 @@ torch::Tensor Trainer::eager_step(Model& model, torch::optim::Optimizer& optimiz
 
 torch::Tensor Trainer::compiled_step(torch::optim::Optimizer& optimizer, BatchSource& source, LossScaler& scaler,
                                      Batch& last_batch) {
-  Batch host = phase(Phase::Data, [&] { return source.next(); });
-  Batch batch = phase(Phase::H2D, [&] { return source.to_device(std::move(host)); });
-  // The package was exported under autocast where the config asks for it: no scope here.
-  torch::Tensor loss = phase(Phase::Forward, [&] { return spec_.compiled->run(batch.data, batch.target); });
-  phase(Phase::Backward, [] {});
+  const int micro_batches = std::max(1, spec_.accumulate);
+  torch::Tensor step_loss;  // the mean of the micro-batches' losses, as eager_step's
+  for (int micro = 0; micro < micro_batches; ++micro) {
+    Batch host = phase(Phase::Data, [&] { return source.next(); });
+    Batch batch = phase(Phase::H2D, [&] { return source.to_device(std::move(host)); });
+    // The package was exported under autocast where the config asks for it: no scope here.
+    // Each micro-batch adds its 1/K share of the gradient, as eager's `(loss / K).backward()`.
+    torch::Tensor loss = phase(Phase::Forward, [&] {
+      if (spec_.gradient_sync) spec_.gradient_sync->begin_forward(/*first=*/micro == 0);
+      return spec_.compiled->run(batch.data, batch.target, 1.0 / micro_batches, /*add=*/micro > 0);
+    });
+    if (micro_batches > 1) loss = loss / micro_batches;
+    step_loss = micro == 0 ? loss : step_loss + loss;
+    last_batch = std::move(batch);
+  }
+  // The package's backward ran inside its call: the reduction takes the whole step's
+  // gradients at once (no overlap with a backward), DDP and zero alike, once a step.
+  phase(Phase::Backward, [&] {
+    if (!spec_.gradient_sync) return;
+    spec_.gradient_sync->begin_backward(/*accumulated=*/false);
+    spec_.gradient_sync->take_gradients();
+    spec_.gradient_sync->finish_backward();
+  });
   phase(Phase::Optimizer, [&] {
     scaler.step(optimizer);
     scaler.update();
+    if (spec_.gradient_sync) spec_.gradient_sync->after_optimizer_step();
   });
-  last_batch = std::move(batch);
-  return loss;
+  return step_loss;
 }
 
 void Trainer::capture_step(Model& model, torch::optim::Optimizer& optimizer, const Workload& workload,

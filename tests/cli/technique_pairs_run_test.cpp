@@ -63,7 +63,7 @@ double late_mean(const std::vector<double>& values) {
 
 TEST(TechniquePairsRun, EveryLegalCpuPairTrainsAsThePlainConfigAtTheSameGlobalBatch) {
   const auto pairs = legal_cpu_pairs();
-  ASSERT_EQ(pairs.size(), 41u);
+  ASSERT_EQ(pairs.size(), 45u);
   const std::string dir = test_support::make_temp_dir("pairs");
   std::vector<std::string> ids = {"mlp/cpu/fp32", "cnn/cpu/fp32"};
   for (const auto& pair : pairs) ids.push_back(pair.id);

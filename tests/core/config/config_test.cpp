@@ -115,7 +115,7 @@ TEST(ConfigId, RejectsBadIdsNamingTheProblem) {
   expect_rejected("mlp/cpu/fp32/ckpt/ckpt", "given twice");
   expect_rejected("gpt2/cpu/fp8", "fp8 with cpu");
   expect_rejected("mlp/cuda/fp32/compile", "compile with cuda");
-  expect_rejected("mlp/cpu/fp32/acc2/compile", "compile with accK");
+  expect_rejected("mlp/cpu/fp32/fsdp-2/compile", "compile with fsdp-N");
   expect_rejected("gpt2/cpu/fp32/ckpt/compile", "compile with ckpt");
 }
 
