@@ -68,8 +68,9 @@ void check_resolves(const std::string& addr) {
   ::freeaddrinfo(found);
 }
 
-// c10d logs every failed connect try as a warning and an error with a C++ stack trace;
-// the failure reaches the user once, as gpubench's own message. Quiet while connecting.
+// c10d logs every failed connect try as a warning and an error with a C++ stack trace, and
+// every wait that runs out twice; the failure reaches the user once, as gpubench's own
+// message. Quiet while connecting and waiting.
 class QuietC10Log {
  public:
   QuietC10Log() : saved_(FLAGS_caffe2_log_level) { FLAGS_caffe2_log_level = c10::GLOG_FATAL; }
@@ -136,6 +137,8 @@ c10::intrusive_ptr<c10d::Store> prefixed_store(const std::string& prefix, c10::i
 
 bool wait_for_key(c10d::Store& store, const std::string& key, std::chrono::milliseconds timeout) {
   try {
+    // c10d warns twice for every wait that runs out; the caller decides what that means.
+    const QuietC10Log quiet;
     store.wait({key}, timeout);
     return true;
   } catch (const std::exception& error) {

@@ -44,6 +44,19 @@ TEST(LaunchStore, LocalRanksStoreListensOnLoopbackOnly) {
   EXPECT_EQ(to_text(store->get("key")), "value");
 }
 
+// Rank 0 waits for a peer's outcome in slices: c10d logged two "waitForInput ... timed out"
+// lines every 250 ms of such a wait (334 lines once), burying the row's own message. A wait
+// that runs out is an answer (false), said once by gpubench, not by c10d (issue 61, item 6).
+TEST(LaunchStore, AWaitThatRunsOutPrintsNothing) {
+  const auto store = host_store("127.0.0.1", 0, std::chrono::seconds(10));
+  const auto client = connect_store("127.0.0.1", hosted_store_port(store), std::chrono::seconds(10));
+  testing::internal::CaptureStderr();
+  const bool found = wait_for_key(*client, "never-set", std::chrono::milliseconds(1200));
+  const std::string printed = testing::internal::GetCapturedStderr();
+  EXPECT_FALSE(found);
+  EXPECT_EQ(printed, "");
+}
+
 TEST(LaunchStore, LoopbackAddresses) {
   for (const std::string addr : {"127.0.0.1", "127.1.2.3", "localhost", "::1"}) EXPECT_TRUE(is_loopback_address(addr)) << addr;
   for (const std::string addr : {"10.0.0.5", "node17", "0.0.0.0", ""}) EXPECT_FALSE(is_loopback_address(addr)) << addr;
