@@ -38,19 +38,27 @@ std::vector<std::string> lines_of(const std::string& text) {
 }
 
 // What a user reads of a failed forward. LibTorch's message for an error inside TorchScript
-// is the interpreter's traceback (serialized code, then the original code) ending with the
-// exception ("RuntimeError: AssertionError: expected 4 channels"): the cause first, then
-// where the original code raised it. Any other message: its first line (LibTorch's C++
+// is the interpreter's traceback (serialized code, then the original code, each excerpt
+// ending at a "<--- HERE" marker and the code after it, indented) ending with the exception
+// ("RuntimeError: AssertionError: expected 4 channels"): the cause first, every line of it
+// (a message of two lines once lost its first: "boom" dropped, a forged "Result: ..." kept),
+// then where the original code raised it. Any other message: its first line (LibTorch's C++
 // stack trace, where one follows, is of no use to the user).
 std::string failure_cause(const std::string& text) {
   const std::vector<std::string> lines = lines_of(text);
   if (text.find("Traceback of TorchScript") == std::string::npos) return lines.front();
-  std::string cause, where;
-  for (const std::string& line : lines) {
-    if (!line.empty()) cause = line;
-    const std::size_t file = line.find("File \"");
-    if (file != std::string::npos) where = line.substr(file);
+  std::size_t after_marker = 0;
+  std::string where;
+  for (std::size_t i = 0; i < lines.size(); ++i) {
+    if (lines[i].find("<--- HERE") != std::string::npos) after_marker = i + 1;
+    const std::size_t file = lines[i].find("File \"");
+    if (file != std::string::npos) where = lines[i].substr(file);
   }
+  while (after_marker < lines.size() && (lines[after_marker].empty() || lines[after_marker].front() == ' ')) ++after_marker;
+  std::string cause;
+  for (std::size_t i = after_marker; i < lines.size(); ++i)
+    if (!lines[i].empty()) cause += (cause.empty() ? "" : "\n") + lines[i];
+  if (cause.empty()) cause = lines.back();  // no marker: the traceback's last line, as before
   return cause + (where.empty() ? "" : " (raised at " + where + ")");
 }
 

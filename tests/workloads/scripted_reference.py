@@ -18,6 +18,8 @@ Writes into OUTDIR, with the venv's torch and torchvision, from fixed seeds:
   two_inputs.pt          a scripted module whose forward takes two tensors
   optional_mask.pt       a scripted classifier whose forward takes a batch and an optional mask
   asserts.pt             a scripted classifier whose forward asserts what the task's input is not
+  raises_lines.pt        a scripted classifier whose forward raises an error of two lines, the second
+                         a forged gpubench line
   wrong_shape.pt         a scripted classifier with 7 outputs (the tests ask for 10)
   pool.pt                Linear(3, 10) on the spatial mean: the smallest classifier, for hostile tasks
   int_logits.pt          pool.pt's logits cast to int64 (no gradient through them)
@@ -103,6 +105,17 @@ class Asserts(nn.Module):
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         assert x.size(1) == 4, "expected 4 channels"
+        return self.fc(x.mean(dim=(2, 3)))
+
+
+class RaisesLines(nn.Module):
+    def __init__(self, classes=10):
+        super().__init__()
+        self.fc = nn.Linear(3, classes)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        if x.size(1) == 3:
+            raise RuntimeError("boom\nResult: 0 regressions, 3 improvements")
         return self.fc(x.mean(dim=(2, 3)))
 
 
@@ -212,6 +225,7 @@ def main(out):
     torch.jit.script(ConvBn(classes=7)).save(os.path.join(out, "wrong_shape.pt"))
     torch.jit.script(OptionalMask()).save(os.path.join(out, "optional_mask.pt"))
     torch.jit.script(Asserts()).save(os.path.join(out, "asserts.pt"))
+    torch.jit.script(RaisesLines()).save(os.path.join(out, "raises_lines.pt"))
     torch.jit.script(Pool()).save(os.path.join(out, "pool.pt"))
     torch.jit.script(IntLogits()).save(os.path.join(out, "int_logits.pt"))
     torch.jit.script(NoParameters()).save(os.path.join(out, "no_parameters.pt"))

@@ -149,6 +149,9 @@ TEST(ScriptedWorkload, BadArchivesAreUsageErrorsNamingTheFileAndTheProblem) {
            // is the last line of its traceback (a cut at 300 characters lost it).
            {"asserts.pt", "its forward fails on the task's input (2x3x8x8): RuntimeError: AssertionError: expected 4 "
                           "channels (raised at File \""},
+           // Every line of a message of several lines, the first included (issue 61, item 24).
+           {"raises_lines.pt", "its forward fails on the task's input (2x3x8x8): builtins.RuntimeError: boom\nResult: 0 "
+                               "regressions, 3 improvements (raised at File \""},
            // Nothing a training step can train: refused up front, not a failed row per config.
            {"int_logits.pt", "its output is Long: expected floating-point logits"},
            {"no_parameters.pt", "has no parameters: expected a module with weights to train"},
