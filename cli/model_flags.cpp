@@ -57,6 +57,13 @@ std::pair<std::string, std::string> named_value(const std::string& flag, const s
   return parts;
 }
 
+// One value a --model NAME: a second for the same NAME is a contradiction the user resolves,
+// as for --model and --seq-len (the last one silently won).
+template <class Map, class Value>
+void set_once(Map& values, const std::string& flag, const std::string& name, Value value) {
+  if (!values.emplace(name, std::move(value)).second) throw UsageError(flag + " is given twice for " + name);
+}
+
 void add_task_flags(const RawModelFlags& raw, RunSettings& settings) {
   for (const auto& item : raw.inputs) {
     const auto [name, text] = named_value("--input", item, settings, "CxHxW (a sample's shape, e.g. 3x224x224)");
@@ -68,19 +75,19 @@ void add_task_flags(const RawModelFlags& raw, RunSettings& settings) {
       start = x + 1;
     }
     if (shape.size() > 4) throw UsageError("--input " + item + " has " + std::to_string(shape.size()) + " dimensions: expected 1 to 4");
-    settings.model_inputs[name] = shape;
+    set_once(settings.model_inputs, "--input", name, shape);
   }
   for (const auto& item : raw.classes) {
     const auto [name, text] = named_value("--classes", item, settings, "N (the outputs' width)");
-    settings.model_classes[name] = parse_integer("--classes " + name, text, 2, 1 << 24);
+    set_once(settings.model_classes, "--classes", name, parse_integer("--classes " + name, text, 2, 1 << 24));
   }
   for (const auto& item : raw.vocabs) {
     const auto [name, text] = named_value("--vocab", item, settings, "N (token ids below it)");
-    settings.model_vocabs[name] = parse_integer("--vocab " + name, text, 2, 1 << 24);
+    set_once(settings.model_vocabs, "--vocab", name, parse_integer("--vocab " + name, text, 2, 1 << 24));
   }
   for (const auto& item : raw.flops) {
     const auto [name, text] = named_value("--flops-per-sample", item, settings, "F (training FLOPs of one sample)");
-    settings.model_flops[name] = parse_decimal("--flops-per-sample " + name, text, 1, 1e18, "FLOPs");
+    set_once(settings.model_flops, "--flops-per-sample", name, parse_decimal("--flops-per-sample " + name, text, 1, 1e18, "FLOPs"));
   }
 }
 

@@ -71,6 +71,12 @@ ScriptedTask scripted_task_of(const std::string& name, const RunSettings& s) {
     task.seq_len = sequence_in(s, name).value_or(512);
   } else {
     if (!input || !classes) throw UsageError("--model " + name + " is a TorchScript module, whose task gpubench cannot read: " + give);
+    // A sequence length means nothing to a classifier: said, not ignored (a bare --seq-len
+    // is every decoder's and leaves a classifier alone).
+    if (s.seq_lens.count(name))
+      throw UsageError("--seq-len " + name + "=" + std::to_string(s.seq_lens.at(name)) + ": --model " + name +
+                       " is a classifier (--input, --classes), whose samples have no sequence: a sequence length is "
+                       "for a language model (--vocab " + name + "=N)");
     task.input = s.model_inputs.at(name);
     task.classes = s.model_classes.at(name);
   }

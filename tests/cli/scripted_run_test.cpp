@@ -68,7 +68,16 @@ TEST(ScriptedRun, AMissingTaskAndBadArchivesAreExitTwoNamingWhatIsWrong) {
            // A tree's errors name the --model's --data, not resnet50's.
            {"--model r=" + archive("scripted_bn.pt") + " --input r=3x8x8 --classes r=10 --data r=/nonexistent --list",
             "--data r='/nonexistent' is not a directory"},
-           {"--input x=3x8x8 --list", "NAME a --model"}}) {
+           {"--input x=3x8x8 --list", "NAME a --model"},
+           // Contradictions and duplicates of the task flags are refused, not the last one kept
+           // or ignored (issue 61, item 25).
+           {"--model r=" + archive("pool.pt") + " --input r=3x8x8 --classes r=10 --seq-len r=16 --list",
+            "--seq-len r=16: --model r is a classifier"},
+           {"--model r=" + archive("pool.pt") + " --input r=3x8x8 --classes r=5 --classes r=7 --list",
+            "--classes is given twice for r"},
+           {"--model r=" + archive("pool.pt") + " --input r=3x8x8 --input r=3x9x9 --classes r=10 --list",
+            "--input is given twice for r"},
+           {"--model r=" + archive("lm.pt") + " --vocab r=100 --vocab r=50 --list", "--vocab is given twice for r"}}) {
     const auto run = run_command(exe + " " + args);
     EXPECT_EQ(run.exit_code, 2) << args << ": " << run.output;
     EXPECT_NE(run.output.find(fragment), std::string::npos) << args << ": " << run.output;
