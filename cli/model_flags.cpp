@@ -1,22 +1,14 @@
 #include "cli/model_flags.h"
 
 #include <algorithm>
-#include <cctype>
 #include <cstdio>
 
 #include "cli/flags.h"
 #include "core/config/errors.h"
+#include "core/config/workload_name.h"
 
 namespace gpubench {
 namespace {
-
-// A workload name is part of config ids, lists and NAME=VALUE flags: no '/', ',' or '='.
-bool valid_name(const std::string& name) {
-  if (name.empty() || name.size() > 64 || !std::isalnum(static_cast<unsigned char>(name[0]))) return false;
-  return std::all_of(name.begin(), name.end(), [](char c) {
-    return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-' || c == '.';
-  });
-}
 
 // "NAME=VALUE" split at its first '=' (a path may hold more); without one, no name and
 // the whole text as the value.
@@ -28,7 +20,7 @@ std::pair<std::string, std::string> name_and_value(const std::string& item) {
 
 void add_model(const std::string& item, const std::vector<std::string>& builtin, RunSettings& settings) {
   const auto [name, path] = name_and_value(item);
-  if (!valid_name(name) || path.empty())
+  if (!is_workload_name(name) || path.empty())
     throw UsageError("--model '" + item + "' is invalid: expected NAME=PATH, NAME of letters, digits, '_', '-' or '.' "
                      "(it goes into config ids) and PATH a Hugging Face model folder or its config.json");
   if (std::find(builtin.begin(), builtin.end(), name) != builtin.end())

@@ -46,8 +46,8 @@ def import_pyplot():
 
 PHASES = ["data", "h2d", "forward", "backward", "optimizer", "other"]
 MAX_CONFIGS = 300
-# reports/schema/report.schema.json's pattern for a result's config_id.
-CONFIG_ID = re.compile(r"^[a-z0-9]+/(cpu|cuda)/[a-z0-9-]+(/[a-z0-9-]+)*$")
+# reports/schema/report.schema.json's pattern for a result's config_id (core/config/workload_name.h).
+CONFIG_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}/(cpu|cuda)/[a-z0-9-]+(/[a-z0-9-]+)*$")
 EXPECTED = {dict: "an object", list: "a list", str: "a string", float: "a number >= 0"}
 
 
