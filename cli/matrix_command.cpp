@@ -146,31 +146,36 @@ void validate_inputs(CliOptions& options, const std::vector<Config>& configs, co
                                    machine.cpu_cores, to_string(config.parallel), machine.cpu_cores));
   RunSettings& settings = options.settings;
   resolve_data_paths(settings, workloads);
-  std::map<std::string, std::int64_t> samples;  // per workload: real data is read and checked in full, once
+  // Per workload and device: real data is read and checked in full, once, as the device's
+  // workload reads it (a CPU row trains 128-token windows where its GPU rows train 2048: a
+  // file between the two was refused for the CPU row by the GPU's window). A config this
+  // machine skips reads nothing.
+  std::map<std::string, std::int64_t> samples;
   const std::string batch_source = settings.batch_size > 0 ? "--batch-size" : "the preset's batch size";
   for (const auto& config : configs) {
+    if (skip_reason(config, machine)) continue;
     const ResolvedSizes sizes = resolve_sizes(config, settings);
-    if (!samples.count(config.workload)) {
+    const std::string key = config.workload + "/" + to_string(config.device);
+    if (!samples.count(key)) {
       const auto path = settings.data_paths.find(config.workload);
-      samples[config.workload] =
-          path == settings.data_paths.end()
-              ? sizes.dataset_samples
-              : static_cast<std::int64_t>(*make_workload(config.workload)
-                                               ->make_dataset({sizes.dataset_samples, settings.seed, path->second,
-                                                               /*full_check=*/true, settings.max_image_pixels})
-                                               .size());
+      samples[key] = path == settings.data_paths.end()
+                         ? sizes.dataset_samples
+                         : static_cast<std::int64_t>(*make_workload_for(config)
+                                                          ->make_dataset({sizes.dataset_samples, settings.seed, path->second,
+                                                                          /*full_check=*/true, settings.max_image_pixels})
+                                                          .size());
     }
-    if (sizes.batch_size > samples[config.workload])
+    if (sizes.batch_size > samples[key])
       throw UsageError(fmt::format("{} {} is larger than the {} dataset ({} samples with preset {})", batch_source,
-                                   sizes.batch_size, config.workload, samples[config.workload], to_string(settings.preset)));
+                                   sizes.batch_size, config.workload, samples[key], to_string(settings.preset)));
     // A DDP rank draws from its shard (ceil(samples / ranks)): the same check, here, not in
-    // the ranks half-way through the matrix; moot for a config this machine skips anyway
-    // (ddp-1024 on 2 cores is a skipped row, whatever its shard).
-    const std::int64_t shard = (samples[config.workload] + config.world_size - 1) / config.world_size;
-    if (config.multi_rank() && sizes.batch_size > shard && !skip_reason(config, machine))
+    // the ranks half-way through the matrix (a config this machine skips was left out above:
+    // ddp-1024 on 2 cores is a skipped row, whatever its shard).
+    const std::int64_t shard = (samples[key] + config.world_size - 1) / config.world_size;
+    if (config.multi_rank() && sizes.batch_size > shard)
       throw UsageError(fmt::format("{} {} is larger than each rank's shard of the {} dataset for {} ({} of {} "
                                    "samples with preset {})",
-                                   batch_source, sizes.batch_size, config.workload, config.id(), shard, samples[config.workload],
+                                   batch_source, sizes.batch_size, config.workload, config.id(), shard, samples[key],
                                    to_string(settings.preset)));
   }
   if (options.command == CliOptions::Command::List) return;

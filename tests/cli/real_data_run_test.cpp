@@ -126,5 +126,24 @@ TEST(RealData, BadDataIsRefusedUpFrontNamingTheFile) {
       << short_file.output;
 }
 
+// A token file is checked against the windows of the device the config trains on: llama's CPU
+// rows train 128 tokens of its GPU rows' 2048, and a 500-token file was refused for the CPU
+// row as "fewer than one window of 2049" (issue 61, item 23). The GPU rows, skipped here,
+// read nothing.
+TEST(RealData, ATokenFileIsCheckedAgainstTheSequenceItsConfigsTrain) {
+  const std::string path = test_support::make_temp_dir("tokens") + "/llama.bin";
+  std::vector<std::uint32_t> ids(500);
+  for (std::size_t i = 0; i < ids.size(); ++i) ids[i] = static_cast<std::uint32_t>((i * 7919) % 128000);
+  std::ofstream(path, std::ios::binary).write(reinterpret_cast<const char*>(ids.data()), static_cast<std::streamsize>(ids.size() * 4));
+  const auto cpu = run_command(std::string(GPUBENCH_EXE) + " --matrix llama/cpu/fp32,llama/cuda/amp-bf16/pinned --data llama=" +
+                               path + " --batch-size 2 --list");
+  EXPECT_EQ(cpu.exit_code, 0) << cpu.output;
+  EXPECT_EQ(cpu.output.find("fewer than one window"), std::string::npos) << cpu.output;
+  const auto longer = run_command(std::string(GPUBENCH_EXE) + " --matrix llama/cpu/fp32 --seq-len llama=1024 --data llama=" +
+                                  path + " --list");
+  EXPECT_EQ(longer.exit_code, 2) << longer.output;
+  EXPECT_NE(longer.output.find("holds 500 tokens, fewer than one window of 1025"), std::string::npos) << longer.output;
+}
+
 }  // namespace
 }  // namespace gpubench
