@@ -11,14 +11,6 @@
 namespace gpubench {
 namespace {
 
-// The whole of a small /proc or /sys file, "" where it cannot be opened.
-std::string kernel_file_text(const std::string& path) {
-  std::ifstream file(path);
-  std::ostringstream text;
-  text << file.rdbuf();
-  return text.str();
-}
-
 double seconds_of(const timeval& t) { return static_cast<double>(t.tv_sec) + static_cast<double>(t.tv_usec) / 1e6; }
 
 // This process's threads and its waited-for children, to the microsecond.
@@ -59,6 +51,13 @@ std::optional<T> first_token(const std::string& text) {
 }
 
 }  // namespace
+
+std::string kernel_file_text(const std::string& path) {
+  std::ifstream file(path);
+  std::ostringstream text;
+  text << file.rdbuf();
+  return text.str();
+}
 
 std::string to_string(OwnCpuScope scope) { return scope == OwnCpuScope::Process ? "process" : "process_group"; }
 

@@ -38,6 +38,10 @@ struct HostState {
 };
 HostState read_host_state();
 
+// The whole of a small /proc, /sys or cgroup file, "" where it cannot be opened (the
+// callers' parsers read "" as "not known here").
+std::string kernel_file_text(const std::string& path);
+
 // Clock ticks (USER_HZ, what /proc counts CPU time in) as seconds.
 double ticks_to_seconds(std::uint64_t ticks);
 
