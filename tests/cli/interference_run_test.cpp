@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <filesystem>
 #include <iostream>
 #include <string>
 #include <thread>
@@ -110,6 +111,7 @@ TEST(InterferenceRun, AHogBesideTheConfigIsMeasuredAndWarned) {
                     other > quiet.row["interference"]["thresholds"]["other_cpu_share"].get<double>();
   EXPECT_EQ(quiet.row["interference"]["warning"].is_string(), over) << quiet.row["interference"].dump();
   EXPECT_EQ(quiet.row["verdict"]["kind"] == "disturbed", quiet.row["interference"]["disturbed"].get<bool>());
+  std::filesystem::remove_all(dir);
 }
 
 }  // namespace
