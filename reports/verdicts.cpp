@@ -55,6 +55,14 @@ std::optional<std::pair<double, std::string>> verdict_mfu(const nlohmann::json& 
 
 nlohmann::json classify_bottleneck(const nlohmann::json& row);
 
+// The row's interference object when its probe judged the machine disturbed
+// (core/device/host_interference.h decides, by its stated thresholds), else nullptr.
+const nlohmann::json* disturbance(const nlohmann::json& row) {
+  const auto found = row.find("interference");
+  if (found == row.end() || !found->is_object() || !found->value("disturbed", false)) return nullptr;
+  return &*found;
+}
+
 }  // namespace
 
 nlohmann::json bottleneck_verdict(const nlohmann::json& row) {
@@ -71,6 +79,8 @@ nlohmann::json bottleneck_verdict(const nlohmann::json& row) {
 
 namespace {
 
+nlohmann::json classify_phases(const nlohmann::json& row);
+
 nlohmann::json classify_bottleneck(const nlohmann::json& row) {
   // Time-sliced ranks: no phase share says what limits this machine.
   if (const auto& over = row.value("oversubscribed", nlohmann::json::object()); !over.empty())
@@ -78,6 +88,25 @@ nlohmann::json classify_bottleneck(const nlohmann::json& row) {
                    fmt::format("{} ranks took turns on {} cores: its speed is the scheduler's, not this machine's",
                                over.value("ranks", 0), over.value("cores", 0)),
                    "run it where each rank has a core of its own");
+  // Another load shared the CPU: the phase shares are partly its doing, so no row is called
+  // compute-bound (or anything else) on its phases alone; what they read stays in the evidence.
+  if (const nlohmann::json* interference = disturbance(row)) {
+    const auto figure = [&](const char* key) {
+      const auto& value = interference->value(key, nlohmann::json());
+      return value.is_number() ? pct(value.get<double>()) : std::string("unknown");
+    };
+    return verdict("disturbed",
+                   fmt::format("other processes took {} of the machine's CPU during the steps (steal {}); its phases "
+                               "alone read {}",
+                               figure("other_cpu_share"), figure("steal_share"),
+                               classify_phases(row)["text"].get<std::string>()),
+                   "measure again on a quiet machine");
+  }
+  return classify_phases(row);
+}
+
+// What the phase shares (and CUPTI's GPU busy) say, on a machine the row had to itself.
+nlohmann::json classify_phases(const nlohmann::json& row) {
   const double data = share(row, "data");
   if (data >= kInputBoundShare) {
     const int workers = row.value("workload", nlohmann::json::object()).value("workers", 0);
@@ -226,6 +255,8 @@ nlohmann::json row_warnings(const nlohmann::json& row) {
                                    stopping.value("budget_s", 0.0), measured, stopping.value("min_steps", 0)));
   if (const auto growth = measured_rss_growth(row.value("memory", nlohmann::json::object())))
     warnings.push_back(*growth);
+  if (const nlohmann::json* interference = disturbance(row); interference && (*interference)["warning"].is_string())
+    warnings.push_back((*interference)["warning"].get<std::string>());
   const double cv = row.value("step_ms", nlohmann::json::object()).value("cv", 0.0);
   if (cv > kNoisyCv)
     warnings.push_back(fmt::format("noisy measurement: step-time CV {} (another load on the machine?)", pct(cv)));

@@ -5,6 +5,10 @@ namespace gpubench {
 
 // Why a configuration is as fast as it is, in plain words, from its own measurements.
 // Rules, first match wins (thresholds are the constants in verdicts.cpp):
+//   oversubscribed   more CPU ranks than cores (--oversubscribe)
+//   disturbed        other processes took the CPU during the steps (row["interference"],
+//                    by core/device/host_interference.h's thresholds); the evidence keeps
+//                    what the phases alone read
 //   input-bound      data phase >= 25% of the median step
 //   h2d-bound        host-to-device copy phase >= 20%
 //   comm-bound       DDP communication not hidden behind backward >= 25% of the step
@@ -17,7 +21,7 @@ nlohmann::json bottleneck_verdict(const nlohmann::json& row);
 
 // Pitfalls seen in one row: loss that did not fall, parameters or batches off the
 // configured device, GradScaler skipping many steps, DataParallel on one device, a noisy
-// measurement (CV > 10%).
+// measurement (CV > 10%), a disturbed machine (row["interference"]["warning"]).
 nlohmann::json row_warnings(const nlohmann::json& row);
 
 // Adds "verdict" and "warnings" to every ok row, plus cross-row pitfalls (AMP loss not

@@ -1,21 +1,15 @@
 #include "core/device/host_memory_limit.h"
 
+#include "core/device/host_sample.h"
+
 #include <csignal>
 
 #include <algorithm>
 #include <filesystem>
-#include <fstream>
 #include <sstream>
 
 namespace gpubench {
 namespace {
-
-std::string read_text(const std::string& path) {
-  std::ifstream file(path);
-  std::stringstream text;
-  text << file.rdbuf();
-  return text.str();
-}
 
 std::optional<std::uint64_t> parse_bytes(const std::string& text) {
   std::uint64_t value = 0;
@@ -89,7 +83,7 @@ namespace {
 
 // A process's cgroup does not change: found once (it is read for every config and rank).
 const std::optional<MemoryCgroupFiles>& own_memory_cgroup() {
-  static const std::optional<MemoryCgroupFiles> own = memory_cgroup_files(read_text("/proc/self/cgroup"));
+  static const std::optional<MemoryCgroupFiles> own = memory_cgroup_files(kernel_file_text("/proc/self/cgroup"));
   return own;
 }
 
@@ -97,8 +91,8 @@ const std::optional<MemoryCgroupFiles>& own_memory_cgroup() {
 
 OomKills oom_kills() {
   const auto& cgroup = own_memory_cgroup();
-  return {cgroup ? field(read_text(cgroup->oom_events), "oom_kill").value_or(0) : 0,
-          field(read_text("/proc/vmstat"), "oom_kill").value_or(0)};
+  return {cgroup ? field(kernel_file_text(cgroup->oom_events), "oom_kill").value_or(0) : 0,
+          field(kernel_file_text("/proc/vmstat"), "oom_kill").value_or(0)};
 }
 
 bool killed_by_oom(int signal, bool sent_by_us, const OomKills& before) {
@@ -113,7 +107,7 @@ std::optional<HostMemoryLimit> host_memory_limit_in(const std::optional<MemoryCg
   const std::string limit_name = fs::path(own->limit).filename().string(), usage_name = fs::path(own->usage).filename().string();
   for (fs::path dir = own_dir;; dir = dir.parent_path()) {
     // v2's root has no memory.max: nothing set there (MemAvailable stands for it).
-    auto here = host_memory_limit_from(meminfo, read_text((dir / limit_name).string()), read_text((dir / usage_name).string()));
+    auto here = host_memory_limit_from(meminfo, kernel_file_text((dir / limit_name).string()), kernel_file_text((dir / usage_name).string()));
     if (here && dir != own_dir && here->cgroup_left_bytes && here->available_bytes == *here->cgroup_left_bytes)
       here->source = "the memory limit of the cgroup above it, '" + dir.string() + "', less its usage";
     if (here && (!tightest || here->available_bytes < tightest->available_bytes)) tightest = here;
@@ -123,7 +117,7 @@ std::optional<HostMemoryLimit> host_memory_limit_in(const std::optional<MemoryCg
 }
 
 std::optional<HostMemoryLimit> host_memory_limit() {
-  return host_memory_limit_in(own_memory_cgroup(), read_text("/proc/meminfo"));
+  return host_memory_limit_in(own_memory_cgroup(), kernel_file_text("/proc/meminfo"));
 }
 
 }  // namespace gpubench

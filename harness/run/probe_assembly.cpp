@@ -1,6 +1,7 @@
 #include "harness/run/probe_assembly.h"
 
 #include "harness/profile/profile_steps_range.h"
+#include "harness/profile/host_interference_probe.h"
 #include "harness/profile/leveled_probe.h"
 #include "harness/profile/memory_sampler.h"
 #include "harness/profile/nvtx_probe.h"
@@ -25,6 +26,10 @@ ConfigProbes assemble_probes(const Config& config, const RunSettings& settings, 
   };
   if (!settings.profile_steps.empty())
     add(std::make_shared<ProfileStepsRange>(parse_profile_steps(settings.profile_steps)), InstrumentationLevel::Timers);
+  // Before the timer: its first sample (once per run) stays out of the timed step. A
+  // config's ranks share a process group, and count as the config's own CPU together.
+  add(std::make_shared<HostInterferenceProbe>(config.multi_rank() ? OwnCpuScope::ProcessGroup : OwnCpuScope::Process),
+      InstrumentationLevel::Timers);
   probes.timer = std::make_shared<PhaseTimer>();
   add(probes.timer, InstrumentationLevel::Timers);
   // NVTX costs a few ns per range without a tool attached, so it is always on: any run

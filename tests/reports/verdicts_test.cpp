@@ -1,5 +1,7 @@
 #include "reports/verdicts.h"
 
+#include <algorithm>
+
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
@@ -59,6 +61,27 @@ TEST(Verdict, CommBoundOptimizerBoundCpuComputeAndBalanced) {
   EXPECT_EQ(bottleneck_verdict(row("cnn/cpu/fp32", 0.01, 0, 0.36, 0.62, 0.01))["text"],
             "compute-bound: forward + backward take 98% of each step on the CPU");
   EXPECT_EQ(bottleneck_verdict(row("mlp/cpu/fp32", 0.1, 0, 0.3, 0.3, 0.2))["kind"], "balanced");
+}
+
+// A row measured while other processes took the CPU (its "interference" object, as the
+// host probe writes it): never called compute-bound, its warning in the row's warnings.
+TEST(Verdict, ADisturbedRowIsNotComputeBoundAndWarns) {
+  auto r = row("cnn/cpu/fp32", 0.01, 0, 0.36, 0.62, 0.01);
+  const std::string warning = "other processes took 61% of the machine's CPU during the measured steps (over 25%)";
+  r["interference"] = {{"other_cpu_share", 0.61}, {"steal_share", 0.0}, {"judged", true}, {"disturbed", true},
+                       {"warning", warning}};
+  const auto v = bottleneck_verdict(r);
+  EXPECT_EQ(v["kind"], "disturbed");
+  EXPECT_EQ(v["evidence"], "other processes took 61% of the machine's CPU during the steps (steal 0%); its phases alone "
+                           "read compute-bound: forward + backward take 98% of each step on the CPU");
+  const auto w = row_warnings(r);
+  EXPECT_NE(std::find(w.begin(), w.end(), warning), w.end()) << w.dump();
+  // The same figures under the thresholds: the phases decide, and nothing is said.
+  r["interference"]["other_cpu_share"] = 0.05;
+  r["interference"]["disturbed"] = false;
+  r["interference"]["warning"] = nullptr;
+  EXPECT_EQ(bottleneck_verdict(r)["kind"], "compute-bound");
+  EXPECT_TRUE(row_warnings(r).empty()) << row_warnings(r).dump();
 }
 
 TEST(Warnings, PitfallsOfOneRow) {

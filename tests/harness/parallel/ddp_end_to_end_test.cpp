@@ -77,6 +77,9 @@ TEST(DdpEndToEnd, MatrixRunsTwoRanksAndReportsTheirMergedNumbers) {
   EXPECT_GT((*row)["throughput"]["tflops_per_s"]["median"].get<double>(), 0);
   EXPECT_EQ((*row)["loss"]["curve"].size(), 4u);
   EXPECT_TRUE((*row)["checkpoint"]["parameters_equal"].get<bool>());
+  // Both ranks' CPU is the config's own (their shared process group), not interference.
+  EXPECT_EQ((*row)["interference"]["own_cpu_counts"], "process_group");
+  EXPECT_GE((*row)["interference"]["own_processes"].get<int>(), 2) << (*row)["interference"].dump();
 }
 
 // Gradient accumulation under DDP: 4 micro-batches a step, one all-reduce per optimizer
