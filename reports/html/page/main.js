@@ -12,6 +12,13 @@ try {
 } catch (error) {
   window.gpubenchRecordError('the page could not be drawn: ' + error);
 } finally {
+  // What the browser tests hold the layout to: the page's height, tables wider than their
+  // box (a horizontal scroll), where the first measured row begins.
+  document.body.dataset.pageHeight = String(document.documentElement.scrollHeight);
+  document.body.dataset.wideTables =
+      String([...document.querySelectorAll('.table-wrap')].filter((w) => w.scrollWidth > w.clientWidth + 1).length);
+  const first = document.querySelector('#rows tbody tr');
+  if (first) document.body.dataset.firstRowTop = String(Math.round(first.getBoundingClientRect().top + window.scrollY));
   document.body.dataset.renderMs = String(Math.round(performance.now() - started));
   document.body.dataset.ready = '1';
 }

@@ -10,33 +10,80 @@ function environment(root, data) {
   G.table(section, null, data.env.map(([label, value]) => [{text: label, class: 'id'}, value]));
 }
 
+// A step's phases as one thin stacked bar, each phase's share of the step, the numbers on
+// hover: a line of text a phase made every row four lines tall.
+const PHASE_ORDER = ['data', 'h2d', 'forward', 'backward', 'optimizer', 'other'];  // G.palette's first six, in page.css
+const PHASE_CLASSES = {data: 'ph-data', h2d: 'ph-h2d', forward: 'ph-forward', backward: 'ph-backward', optimizer: 'ph-optimizer'};
+function phaseBar(phases) {
+  const total = phases.reduce((sum, [, ms]) => sum + (G.isNumber(ms) && ms > 0 ? ms : 0), 0);
+  if (!(total > 0)) return '-';
+  const title = phases.map(([name, ms]) => name + ' ' + f.num(ms) + ' ms (' + f.pct(ms / total) + ')').join(' · ');
+  const bar = G.el('div', {class: 'phase-bar', title});
+  for (const [name, ms] of phases) {
+    if (!(G.isNumber(ms) && ms > 0)) continue;
+    const part = G.el('span', {class: 'ph ' + (PHASE_CLASSES[name] || 'ph-other')});
+    part.style.width = (100 * ms / total).toFixed(2) + '%';  // CSSOM: not a style attribute
+    bar.append(part);
+  }
+  return bar;
+}
+
+function phaseLegend() {
+  const legend = G.el('p', {class: 'note'}, 'phases: ');
+  for (const name of PHASE_ORDER)
+    legend.append(G.el('span', {class: 'ph-key ' + (PHASE_CLASSES[name] || 'ph-other')}), name + ' ');
+  return legend;
+}
+
+// The measured rows (ok and failed) in the table; the skipped ones after it, one folded line
+// per reason: a report of 25 measured rows and 156 skipped was 16,000 pixels of skipped rows.
 function rowsTable(root, data) {
   const section = G.section(
       root, 'Configurations',
       'samples/s and tokens/s: median [p10–p90] over measured steps. Phases: share of a step (CUDA rows: the device ' +
-          'timeline). Peak memory: the device peak where measured, else host RSS.');
-  const rows = data.rows.map(
-      (r) =>
-          [{text: r.id, class: 'id'},
-           {text: r.status, class: G.statusClass(r.status)},
-           {text: r.cells.samples_per_s, class: 'num'},
-           {text: f.spread(r.tokens_per_s, f.num), class: 'num'},
-           {text: r.cells.step_ms, class: 'num'},
-           {text: r.cells.utilization, class: 'wrap'},
-           r.cells.phases,
-           {text: r.cells.peak_memory, class: 'num'},
-           r.cells.loss,
-           r.cells.speedup,
-           {text: r.status === 'ok' ? r.verdict.text || '-' : r.reason, class: 'wrap'},
-           {text: r.warnings.join('; '), class: 'wrap'},
-  ]);
-  G.table(
-      section,
-      [
-        'config', 'status', 'samples/s', 'tokens/s', 'step ms', 'TF/s · MFU', 'phases', 'peak memory', 'loss',
-        'speedup', 'verdict / reason', 'warnings'
-      ],
-      rows);
+          'timeline; the numbers on hover). Peak memory: the device peak where measured, else host RSS.');
+  const measured = data.rows.filter((r) => r.status !== 'skipped');
+  const any = (test) => measured.some(test);
+  // A column no measured row fills is left out (tokens/s of image models, MFU without FLOPs).
+  const columns = [
+    ['config', (r) => ({text: r.id, class: 'id'}), true],
+    ['status', (r) => ({text: r.status, class: G.statusClass(r.status)}), true],
+    ['samples/s', (r) => ({text: r.cells.samples_per_s, class: 'num spread'}), true],
+    ['tokens/s', (r) => ({text: f.spread(r.tokens_per_s, f.num), class: 'num spread'}), any((r) => r.tokens_per_s)],
+    ['step ms', (r) => ({text: r.cells.step_ms, class: 'num spread'}), true],
+    ['TF/s · MFU', (r) => ({text: r.cells.utilization, class: 'wrap'}), any((r) => r.cells.utilization && r.cells.utilization !== '-')],
+    ['phases', (r) => phaseBar(r.phases), true],
+    ['peak memory', (r) => ({text: r.cells.peak_memory, class: 'num'}), true],
+    ['loss', (r) => ({text: r.cells.loss, class: 'wrap'}), true],
+    ['speedup', (r) => ({text: r.cells.speedup, class: 'wrap'}), any((r) => r.cells.speedup && r.cells.speedup !== '-')],
+    ['verdict / reason', (r) => ({text: r.status === 'ok' ? r.verdict.text || '-' : r.reason, class: 'wrap'}), true],
+    ['warnings', (r) => ({text: r.warnings.join('; '), class: 'wrap'}), any((r) => r.warnings.length)],
+  ].filter(([, , shown]) => shown);
+  if (measured.length) {
+    const table = G.table(section, columns.map(([header]) => header), measured.map((r) => columns.map(([, cell]) => cell(r))));
+    table.id = 'rows';
+    section.append(phaseLegend());
+  } else {
+    section.append(G.el('p', null, 'No configuration was measured.'));
+  }
+  skippedGroups(section, data.rows.filter((r) => r.status === 'skipped'));
+}
+
+function skippedGroups(section, skipped) {
+  if (!skipped.length) return;
+  const groups = new Map();  // reason -> ids, in the report's order
+  for (const r of skipped) {
+    // A reason that names its own config ("... or name resnet50/cpu/fp32/ddp-2") is the same
+    // reason as its siblings': the id is said once, in the list.
+    const reason = (r.reason || '(no reason given)').split(r.id).join('this config');
+    if (!groups.has(reason)) groups.set(reason, []);
+    groups.get(reason).push(r.id);
+  }
+  section.append(G.el('h3', null, skipped.length + ' skipped, by reason (open one for its configs)'));
+  for (const [reason, ids] of groups)
+    section.append(G.el(
+        'details', {class: 'skipped-group'}, G.el('summary', null, ids.length + ' skipped: ' + reason),
+        G.el('p', {class: 'ids'}, ids.join(', '))));
 }
 
 function throughputChart(section, ok, key, unit) {
@@ -68,9 +115,10 @@ function phasesChart(section, ok) {
   for (const r of rows)
     for (const [name] of r.phases)
       if (!names.includes(name)) names.push(name);
+  // A phase keeps its color wherever it is drawn (the table's bars: page.css's .ph-*).
   const datasets = names.map((name, i) => ({
                                label: name,
-                               backgroundColor: G.color(i, 0.85),
+                               backgroundColor: G.color(PHASE_ORDER.includes(name) ? PHASE_ORDER.indexOf(name) : 6 + i, 0.85),
                                data: rows.map((r) => {
                                  const p = r.phases.find(([n]) => n === name);
                                  return p ? p[1] : 0;
@@ -211,11 +259,14 @@ G.pages.report = function(data, root) {
   rowsTable(root, data);
   const ok = data.rows.filter((r) => r.status === 'ok');
   if (ok.length) {
-    const section = G.section(root, 'Throughput, step phases, memory');
-    throughputChart(section, ok, 'samples_per_s', 'samples/s');
-    throughputChart(section, ok, 'tokens_per_s', 'tokens/s');
-    phasesChart(section, ok);
-    memoryChart(section, ok);
+    // Side by side where the window is wide: three charts of every measured row stacked
+    // were most of a full matrix's page.
+    const grid = G.el('div', {class: 'chart-grid'});
+    G.section(root, 'Throughput, step phases, memory').append(grid);
+    throughputChart(grid, ok, 'samples_per_s', 'samples/s');
+    throughputChart(grid, ok, 'tokens_per_s', 'tokens/s');
+    phasesChart(grid, ok);
+    memoryChart(grid, ok);
   }
   techniques(root, data);
   ablations(root, data);
