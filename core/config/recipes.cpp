@@ -1,6 +1,7 @@
 #include "core/config/recipes.h"
 
 #include <algorithm>
+#include <numeric>
 
 #include "core/config/stack_parts.h"
 
@@ -72,6 +73,19 @@ std::vector<Recipe> recipes_for(const std::string& workload, const WorkloadTrait
                                                   std::to_string(ranks) + " rank(s) and each block recomputed in "
                                                   "backward (torchtitan's Llama recipe); against the DDP recipe: what "
                                                   "sharding costs in step time and saves in memory"});
+  }
+  // A mixture of experts gets expert parallelism (torchtitan's MoE recipe): the DDP recipe
+  // with each sparse layer's experts split over K of its ranks, K the most that divide both
+  // the ranks and the experts; against the DDP recipe (ep_vs_ddp): what the all-to-alls cost
+  // and the experts' memory saves.
+  if (traits.experts > 0 && !traits.stacked_experts) {
+    const int k = std::gcd(ranks, traits.experts);
+    const Config ep = k >= 2 ? with_part(ddp, "ep-" + std::to_string(k)) : ddp;
+    if (k >= 2 && is_legal(ep) && !workload_rule_broken(ep, traits))
+      recipes.push_back({"ep recipe", ep, "the DDP recipe with each sparse layer's experts split over " + std::to_string(k) +
+                                              " of its " + std::to_string(ranks) + " rank(s) (expert parallel, "
+                                              "torchtitan's MoE recipe); against the DDP recipe: what the all-to-alls "
+                                              "cost and the experts' memory saves"});
   }
   return recipes;
 }

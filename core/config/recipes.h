@@ -20,7 +20,7 @@ struct RecipeMachine {
 };
 
 struct Recipe {
-  std::string name;  // "recipe", "fp8 recipe", "ddp recipe", "fsdp recipe"
+  std::string name;  // "recipe", "fp8 recipe", "ddp recipe", "fsdp recipe", "ep recipe"
   Config config;
   std::string basis;  // where the stack comes from, for the report and the docs
 };
@@ -29,8 +29,10 @@ struct Recipe {
 // recipe (cuda, a workload with fp8-linears, compute capability 8.9+), then the DDP recipe
 // (the single-process recipe on ddp-N ranks, N = the GPUs, or cpu_ddp_ranks, less what
 // the rule table refuses with ddp), then for the real-scale decoders the FSDP recipe (the
-// DDP recipe on fsdp-N, with ckpt). Each technique of the class's stack joins only when
-// the table allows it with what is already in and the workload has what it needs.
+// DDP recipe on fsdp-N, with ckpt), then for a mixture of experts the EP recipe (the DDP
+// recipe with ep-K, K = gcd(ranks, experts) when 2 or more). Each technique of the class's
+// stack joins only when the table allows it with what is already in and the workload has
+// what it needs.
 std::vector<Recipe> recipes_for(const std::string& workload, const WorkloadTraits& traits, DeviceKind device,
                                 const RecipeMachine& machine);
 

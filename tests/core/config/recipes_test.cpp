@@ -55,6 +55,29 @@ TEST(Recipes, TheMachineDecidesThePrecision) {
       << "no channels-last without image batches";
 }
 
+// A mixture of experts gets the DDP recipe with its experts split over as many ranks as
+// divide both (issue 57: the recipes consider ep); gpt-oss's stacked experts, which ep cannot
+// split yet, and too few ranks give none.
+TEST(Recipes, AMixtureOfExpertsGetsTheDdpRecipeWithExpertParallel) {
+  WorkloadTraits moe = decoder();
+  moe.experts = 8;
+  moe.units = true;
+  RecipeMachine cpu;
+  const auto recipes = recipes_for("m", moe, DeviceKind::Cpu, cpu);
+  EXPECT_EQ(ids(recipes).back(), "ep recipe: m/cpu/fp32/ddp-2/ep-2/adam-fused");
+  RecipeMachine six;
+  six.cuda_devices = 6;
+  six.cuda_compute_capability = 90;
+  EXPECT_EQ(ids(recipes_for("m", moe, DeviceKind::Cuda, six)).back(), "ep recipe: m/cuda/amp-bf16/pinned/ddp-6/ep-2/adam-fused")
+      << "gcd(6 ranks, 8 experts)";
+  moe.stacked_experts = true;
+  EXPECT_NE(ids(recipes_for("m", moe, DeviceKind::Cpu, cpu)).back().rfind("ep recipe", 0), 0u);
+  moe.stacked_experts = false;
+  RecipeMachine one;
+  one.cuda_devices = 1;
+  EXPECT_NE(ids(recipes_for("m", moe, DeviceKind::Cuda, one)).back().rfind("ep recipe", 0), 0u) << "one GPU: no ep";
+}
+
 TEST(Recipes, AblationIsThePlainTheRecipeEachLeaveOneOutAndEachAddOne) {
   RecipeMachine h100;
   h100.cuda_compute_capability = 90;
