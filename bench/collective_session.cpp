@@ -1,7 +1,9 @@
 #include "bench/collective_session.h"
 
+#include <algorithm>
 #include <iostream>
 #include <map>
+#include <stdexcept>
 
 #include "bench/collective_command.h"
 #include "bench/collective_round.h"
@@ -15,6 +17,44 @@ std::map<std::string, std::unique_ptr<CollectiveSession>>& sessions() {
 }
 
 constexpr std::chrono::milliseconds kPeerExitGrace{5000};
+
+// A peer's command line that cannot be right, said at once (exit 2): std::stoi read port
+// 70000 as 4464 and "2x" as 2, and a bad rank or backend was found only after 40-60 s of
+// connecting, with c10d's stack traces (issue 61, item 9).
+struct BadPeerArguments : std::invalid_argument {
+  using std::invalid_argument::invalid_argument;
+};
+
+int peer_number(const std::string& text, const char* what, int min, int max) {
+  const bool digits = !text.empty() && text.size() <= 9 &&
+                      std::all_of(text.begin(), text.end(), [](char c) { return c >= '0' && c <= '9'; });
+  const int value = digits ? std::stoi(text) : -1;
+  if (!digits || value < min || value > max)
+    throw BadPeerArguments(std::string(what) + " '" + text + "': expected a whole number in " + std::to_string(min) +
+                           ".." + std::to_string(max));
+  return value;
+}
+
+struct PeerArguments {
+  std::string backend;
+  std::uint16_t port = 0;
+  int rank = 0, world = 0;
+};
+
+PeerArguments peer_arguments(const std::vector<std::string>& arguments) {
+  if (arguments.size() != 4)
+    throw BadPeerArguments("expected: " + std::string(kCollectivePeerFlag) + " BACKEND PORT RANK WORLD");
+  PeerArguments out;
+  out.backend = arguments[0];
+  if (out.backend != "gloo" && out.backend != "nccl")
+    throw BadPeerArguments("backend '" + out.backend + "': expected gloo or nccl");
+  out.port = static_cast<std::uint16_t>(peer_number(arguments[1], "port", 1, 65535));
+  out.world = peer_number(arguments[3], "world size", 2, 1024);
+  out.rank = peer_number(arguments[2], "rank", 1, out.world - 1);  // rank 0 is the benchmark itself
+  if (out.backend == "nccl" && !torch::cuda::is_available())
+    throw BadPeerArguments("backend nccl needs a CUDA device, and LibTorch sees none here");
+  return out;
+}
 
 }  // namespace
 
@@ -72,12 +112,17 @@ void CollectiveSession::discard(const std::string& backend) {
 void shutdown_collective_sessions() { sessions().clear(); }
 
 int run_collective_peer(const std::vector<std::string>& arguments) {
+  PeerArguments peer;
   try {
-    if (arguments.size() != 4)
-      throw std::invalid_argument("expected: " + std::string(kCollectivePeerFlag) + " BACKEND PORT RANK WORLD");
-    const std::string& backend = arguments[0];
-    const auto port = static_cast<std::uint16_t>(std::stoi(arguments[1]));
-    const int rank = std::stoi(arguments[2]), world = std::stoi(arguments[3]);
+    peer = peer_arguments(arguments);
+  } catch (const BadPeerArguments& error) {
+    std::cerr << "gpubench-bench collective peer: " << error.what() << "\n";
+    return 2;
+  }
+  const std::string& backend = peer.backend;
+  const std::uint16_t port = peer.port;
+  const int rank = peer.rank, world = peer.world;
+  try {
     const torch::Device device = backend_device(backend, rank);
     at::set_num_threads(1);  // as rank 0 does while it measures (collective_bench.cpp says why)
     auto store = make_loopback_store(/*server=*/false, port);
@@ -93,7 +138,7 @@ int run_collective_peer(const std::vector<std::string>& arguments) {
       round.wrong_elements_all_ranks();
     }
   } catch (const std::exception& error) {
-    std::cerr << "gpubench-bench collective peer: " << error.what() << "\n";
+    std::cerr << "gpubench-bench collective peer: " << message_of(error) << "\n";
     return 1;
   }
 }

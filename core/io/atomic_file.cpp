@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <climits>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
@@ -217,6 +218,11 @@ void check_writable(const std::string& path, const std::string& flag_name) {
     case Target::Missing:
     case Target::Regular: break;
   }
+  // The final rename takes the whole path, which must be shorter than PATH_MAX; the temp
+  // file's shorter name could pass the probe below and the rename fail after the run.
+  if (path.size() >= PATH_MAX)
+    throw refusal("its path is " + std::to_string(path.size()) + " bytes, more than the " + std::to_string(PATH_MAX - 1) +
+                  " a path may have (PATH_MAX)");
   const std::string dir = directory_of(path);
   struct stat dir_info {};
   if (::stat(dir.c_str(), &dir_info) != 0) throw refusal("directory '" + dir + "': " + std::strerror(errno));

@@ -1,11 +1,13 @@
 // Runs gpubench-bench once on a filter of small cases with a tiny --benchmark_min_time,
 // then checks its Google Benchmark JSON and its ceilings file. Several seconds on 2 cores.
+#include <cstdio>
 #include <cstdlib>
 #include <fstream>
 #include <iostream>
 #include <sstream>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
@@ -36,6 +38,29 @@ int run_bench(const std::string& arguments, const std::string& log) {
 }
 
 using test_support::file_text;
+
+// A collective peer's command line that cannot be right is exit 2 at once, naming what:
+// port 70000 wrapped to 4464, and a bad rank or backend took 40-60 s of connecting and c10d
+// stack traces to say so (issue 61, item 9).
+TEST(CollectivePeer, BadArgumentsAreExitTwoAtOnce) {
+  char pattern[] = "/tmp/gpubench-bench-peer-XXXXXX";
+  ASSERT_NE(::mkdtemp(pattern), nullptr);
+  const std::string log = std::string(pattern) + "/log.txt";
+  for (const auto& [arguments, expected] : std::vector<std::pair<std::string, std::string>>{
+           {"gloo 70000 1 2", "port '70000': expected a whole number in 1..65535"},
+           {"gloo 29500 2x 2", "rank '2x'"},
+           {"gloo 29500 2 2", "rank '2': expected a whole number in 1..1"},
+           {"gloo 29500 1 1", "world size '1'"},
+           {"bogus 29500 1 2", "backend 'bogus': expected gloo or nccl"},
+           {"gloo 29500 1", "BACKEND PORT RANK WORLD"}}) {
+    std::remove(log.c_str());
+    EXPECT_EQ(run_bench("--gpubench-collective-peer " + arguments, log), 2) << arguments;
+    const std::string said = file_text(log);
+    EXPECT_NE(said.find(expected), std::string::npos) << arguments << ": " << said;
+    EXPECT_EQ(said.find("frame #"), std::string::npos) << "no stack trace: " << said;
+  }
+  std::system(("rm -rf " + shell_quoted(pattern)).c_str());
+}
 
 class BenchSmoke : public ::testing::Test {
  protected:

@@ -7,6 +7,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <climits>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
@@ -99,6 +101,33 @@ TEST(AtomicFile, ANameNearTheLongestLegalOneIsWritten) {
   } catch (const std::exception& error) {
     EXPECT_NE(std::string(error.what()).find("its name is 256 bytes, more than the 255"), std::string::npos) << error.what();
   }
+}
+
+// A path of PATH_MAX bytes or more, its folders existing and its name legal, is refused up
+// front: the temp file's shorter name passed the probe and the final rename failed after the
+// run had measured everything, exit 4 (issue 61, item 8).
+TEST(AtomicFile, APathLongerThanPathMaxIsRefusedUpFront) {
+  std::string dir = temp_dir();
+  const std::string top = dir;
+  const std::size_t name_length = 254;  // its temp name (240 + ".tmp." + PID) is shorter
+  const std::size_t dir_length = PATH_MAX - 1 - name_length;  // the whole path: PATH_MAX bytes
+  while (dir.size() < dir_length) {
+    const std::size_t step = std::min<std::size_t>(200, dir_length - dir.size() - 1);
+    if (step == 0) break;
+    dir += "/" + std::string(step, 'd');
+    ASSERT_EQ(::mkdir(dir.c_str(), 0700), 0) << dir.size();
+  }
+  while (dir.size() < dir_length) dir += "/";  // a folder's trailing slashes keep it the same folder
+  const std::string out = dir + "/" + std::string(name_length, 'o');
+  ASSERT_EQ(out.size(), static_cast<std::size_t>(PATH_MAX));
+  try {
+    check_writable(out, "--out");
+    ADD_FAILURE() << "a path of PATH_MAX bytes accepted";
+  } catch (const std::exception& error) {
+    EXPECT_NE(std::string(error.what()).find("its path is 4096 bytes, more than the 4095 a path may have"), std::string::npos)
+        << error.what();
+  }
+  std::system(("rm -rf '" + top + "'").c_str());
 }
 
 TEST(AtomicFile, AFolderWhereNoFileCanBeCreatedIsRefused) {
