@@ -5,9 +5,14 @@
 const G = window.gpubench;
 const f = G.fmt;
 
+// Two tables side by side, so that the measured rows start on the first screen.
 function environment(root, data) {
   const section = G.section(root, 'Environment');
-  G.table(section, null, data.env.map(([label, value]) => [{text: label, class: 'id'}, value]));
+  const grid = G.el('div', {class: 'env-grid'});
+  section.append(grid);
+  const half = Math.ceil(data.env.length / 2);
+  for (const part of [data.env.slice(0, half), data.env.slice(half)])
+    if (part.length) G.table(grid, null, part.map(([label, value]) => [{text: label, class: 'id'}, {text: value, class: 'wrap'}]));
 }
 
 // A step's phases as one thin stacked bar, each phase's share of the step, the numbers on
@@ -48,16 +53,23 @@ function rowsTable(root, data) {
   const columns = [
     ['config', (r) => ({text: r.id, class: 'id'}), true],
     ['status', (r) => ({text: r.status, class: G.statusClass(r.status)}), true],
-    ['samples/s', (r) => ({text: r.cells.samples_per_s, class: 'num spread'}), true],
-    ['tokens/s', (r) => ({text: f.spread(r.tokens_per_s, f.num), class: 'num spread'}), any((r) => r.tokens_per_s)],
+    ['samples/s', (r) => ({text: r.cells.samples_per_s, class: 'num'}), true],
+    ['tokens/s', (r) => ({text: f.spread(r.tokens_per_s, f.num), class: 'num'}), any((r) => r.tokens_per_s)],
     ['step ms', (r) => ({text: r.cells.step_ms, class: 'num spread'}), true],
-    ['TF/s · MFU', (r) => ({text: r.cells.utilization, class: 'wrap'}), any((r) => r.cells.utilization && r.cells.utilization !== '-')],
+    ['TF/s · MFU', (r) => ({text: r.cells.utilization, class: 'num'}), any((r) => r.cells.utilization && r.cells.utilization !== '-')],
     ['phases', (r) => phaseBar(r.phases), true],
     ['peak memory', (r) => ({text: r.cells.peak_memory, class: 'num'}), true],
-    ['loss', (r) => ({text: r.cells.loss, class: 'wrap'}), true],
-    ['speedup', (r) => ({text: r.cells.speedup, class: 'wrap'}), any((r) => r.cells.speedup && r.cells.speedup !== '-')],
-    ['verdict / reason', (r) => ({text: r.status === 'ok' ? r.verdict.text || '-' : r.reason, class: 'wrap'}), true],
-    ['warnings', (r) => ({text: r.warnings.join('; '), class: 'wrap'}), any((r) => r.warnings.length)],
+    ['loss', (r) => ({text: r.cells.loss, class: 'num'}), true],
+    // "1.64x vs mlp/cpu/fp32": the ratio in the cell, against what on hover.
+    ['speedup', (r) => ({text: String(r.cells.speedup).split(' vs ')[0], class: 'num', title: r.cells.speedup}),
+     any((r) => r.cells.speedup && r.cells.speedup !== '-')],
+    // The verdict's kind, its evidence on hover (a sentence a row made rows four lines tall);
+    // a failed row's reason in full.
+    ['verdict / reason',
+     (r) => r.status === 'ok' ? {text: r.verdict.kind || '-', class: 'verdict', title: r.verdict.text} :
+                                {text: r.reason, class: 'wrap'},
+     true],
+    ['warnings', (r) => ({text: r.warnings.join('; '), class: 'wrap warn'}), any((r) => r.warnings.length)],
   ].filter(([, , shown]) => shown);
   if (measured.length) {
     const table = G.table(section, columns.map(([header]) => header), measured.map((r) => columns.map(([, cell]) => cell(r))));
@@ -174,7 +186,7 @@ function ratioChart(section, name, labels, items) {
           }
         },
       });
-  G.chart(section, name, config, G.rowsHeight(labels.length, 34));
+  G.chart(section, name, config, G.rowsHeight(labels.length, 18));
 }
 
 function techniques(root, data) {
@@ -184,8 +196,11 @@ function techniques(root, data) {
       'Each comparison: a row against the same row without the technique (speedup = ratio of median samples/s; ' +
           'memory ratio on the memory both measured).');
   ratioChart(section, 'techniques', data.techniques.map((c) => c.kind + ': ' + c.candidate), data.techniques);
+  // The chart's numbers, folded: forty comparisons were a second screen of table.
+  const folded = G.el('details', null, G.el('summary', null, 'the ' + data.techniques.length + ' comparisons as a table'));
+  section.append(folded);
   G.table(
-      section, ['kind', 'candidate', 'baseline', 'speedup', 'memory ratio', 'memory metric', 'loss ratio'],
+      folded, ['kind', 'candidate', 'baseline', 'speedup', 'memory ratio', 'memory metric', 'loss ratio'],
       data.techniques.map(
           (c) =>
               [c.kind, {text: c.candidate, class: 'id'}, {text: c.baseline, class: 'id'},
@@ -199,10 +214,14 @@ function ablations(root, data) {
       root, 'What each part of a recipe buys (ablation)',
       'Per part: alone = the plain config plus the part, against the plain config; in the stack = the recipe against ' +
           'the recipe without the part. Brackets: the speedup\'s 95% interval from both rows\' median intervals.');
+  const grid = G.el('div', {class: 'chart-grid'});  // the recipes side by side
+  section.append(grid);
   for (const group of data.ablations) {
-    section.append(G.el('h3', null, 'recipe ' + group.recipe));
+    const block = G.el('div');
+    grid.append(block);
+    block.append(G.el('h3', null, 'recipe ' + group.recipe));
     if (group.whole)
-      section.append(G.el(
+      block.append(G.el(
           'p', null,
           'whole recipe: ' + f.ratio(group.whole.speedup) + ciText(group.whole) + ', memory ' +
               f.ratio(group.whole.memory_ratio) + ' vs ' + group.whole.baseline));
@@ -215,9 +234,9 @@ function ablations(root, data) {
       labels.push('whole recipe');
       items.push(group.whole);
     }
-    if (labels.length) ratioChart(section, 'ablation ' + group.recipe, labels, items);
+    if (labels.length) ratioChart(block, 'ablation ' + group.recipe, labels, items);
     for (const s of group.scaling)
-      section.append(G.el(
+      block.append(G.el(
           'p', null,
           s.candidate + ': ' + f.ratio(s.speedup) + ' the recipe on ' + s.ranks + ' ranks, scaling efficiency ' +
               f.pct(s.efficiency)));
