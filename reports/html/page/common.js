@@ -127,6 +127,22 @@ G.list = function(parent, items) {
   return ul;
 };
 
+// `items` ({id, reason}) one folded line per reason, opened for the ids: 156 skipped rows
+// (or not-compared configs) each with LibTorch's driver message were most of a page. A
+// reason that names its own config is its siblings' reason: the id is said in the list.
+G.foldedGroups = function(parent, items, say) {
+  const groups = new Map();  // reason -> ids, in the items' order
+  for (const item of items) {
+    const reason = (item.reason || '(no reason given)').split(item.id).join('this config');
+    if (!groups.has(reason)) groups.set(reason, []);
+    groups.get(reason).push(item.id);
+  }
+  for (const [reason, ids] of groups)
+    parent.append(G.el(
+        'details', {class: 'skipped-group'}, G.el('summary', null, ids.length + ' ' + say + ': ' + reason),
+        G.el('p', {class: 'ids'}, ids.join(', '))));
+};
+
 // A collapsed block of preformatted text (compare's own console output).
 G.details = function(parent, summary, text) {
   parent.append(G.el('details', null, G.el('summary', null, summary), G.el('pre', null, text)));

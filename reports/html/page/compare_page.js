@@ -181,9 +181,10 @@ function metricSection(root, m, primary) {
   const notes = [];
   for (const id of r.only_in_base) notes.push('only in BASE: ' + id);
   for (const id of r.only_in_new) notes.push('only in NEW: ' + id);
-  for (const n of r.not_compared) notes.push('not compared: ' + n.config_id + ': ' + n.reason);
   for (const w of r.warnings) notes.push('warning: ' + w);
   if (notes.length) G.list(section, notes);
+  // Configs neither side measured (skipped on both): folded, a line per reason.
+  G.foldedGroups(section, r.not_compared.map((n) => ({id: n.config_id, reason: n.reason})), 'not compared');
   G.details(section, 'gpubench compare --metric ' + m.name + ' prints', m.text);
 }
 

@@ -83,19 +83,8 @@ function rowsTable(root, data) {
 
 function skippedGroups(section, skipped) {
   if (!skipped.length) return;
-  const groups = new Map();  // reason -> ids, in the report's order
-  for (const r of skipped) {
-    // A reason that names its own config ("... or name resnet50/cpu/fp32/ddp-2") is the same
-    // reason as its siblings': the id is said once, in the list.
-    const reason = (r.reason || '(no reason given)').split(r.id).join('this config');
-    if (!groups.has(reason)) groups.set(reason, []);
-    groups.get(reason).push(r.id);
-  }
   section.append(G.el('h3', null, skipped.length + ' skipped, by reason (open one for its configs)'));
-  for (const [reason, ids] of groups)
-    section.append(G.el(
-        'details', {class: 'skipped-group'}, G.el('summary', null, ids.length + ' skipped: ' + reason),
-        G.el('p', {class: 'ids'}, ids.join(', '))));
+  G.foldedGroups(section, skipped.map((r) => ({id: r.id, reason: r.reason})), 'skipped');
 }
 
 function throughputChart(section, ok, key, unit) {

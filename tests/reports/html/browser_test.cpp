@@ -183,6 +183,30 @@ TEST_F(Browser, AFullMatrixWithoutAGpuLeadsWithWhatWasMeasuredAndFitsTheWindow) 
     mentions += load.dom.substr(at, load.dom.find("</summary>", at) - at).find("Found no NVIDIA driver") != std::string::npos;
   EXPECT_EQ(mentions, 1u);
   screenshot(page, "report-full-matrix-no-gpu.png", std::max(900, number("data-page-height")));
+
+  // Its comparison with a second run: the configs neither side measured are folded a reason
+  // each, once a metric (they were a line each, LibTorch's message 156 times a metric: a
+  // 54,577-pixel page for two real full-matrix reports).
+  const std::string base = write_report("full-base.json", report);
+  json again = report;
+  again["created_utc"] = "2026-12-02T00:00:00Z";
+  const std::string next = write_report("full-new.json", again);
+  const json data = compare_page_data(load_report_set(base, "BASE"), load_report_set(next, "NEW"), CompareOptions{});
+  const std::string compare = write_page("full-compare.html", data);
+  const PageLoad compared = chromium.open(compare, "all", 900);
+  EXPECT_EQ(compared.html.count("data-page-errors"), 0u) << errors_of(compared);
+  EXPECT_EQ(compared.body.count("data-wide-tables") ? compared.body.at("data-wide-tables") : "", "0");
+  std::size_t groups = 0, driver = 0;
+  for (std::size_t at = compared.dom.find("<summary>"); at != std::string::npos; at = compared.dom.find("<summary>", at + 1)) {
+    const std::string summary = compared.dom.substr(at, compared.dom.find("</summary>", at) - at);
+    groups += summary.find(" not compared: ") != std::string::npos;
+    driver += summary.find("Found no NVIDIA driver") != std::string::npos;
+  }
+  EXPECT_GT(groups, 0u);
+  EXPECT_LE(driver, data["metrics"].size()) << "the driver's message once a metric at most";
+  std::cout << "full matrix comparison: " << (compared.body.count("data-page-height") ? compared.body.at("data-page-height") : "?")
+            << " px tall\n";
+  screenshot(compare, "compare-full-matrix-no-gpu.png", 2400);
 }
 
 TEST_F(Browser, TwoReportsShowWhatCompareDecides) {
