@@ -78,10 +78,9 @@ std::vector<Recipe> recipes_for(const std::string& workload, const WorkloadTrait
   // with each sparse layer's experts split over K of its ranks, K the most that divide both
   // the ranks and the experts; against the DDP recipe (ep_vs_ddp): what the all-to-alls cost
   // and the experts' memory saves.
-  if (traits.experts > 0 && !traits.stacked_experts) {
-    const int k = std::gcd(ranks, traits.experts);
-    const Config ep = k >= 2 ? with_part(ddp, "ep-" + std::to_string(k)) : ddp;
-    if (k >= 2 && is_legal(ep) && !workload_rule_broken(ep, traits))
+  if (const int k = std::gcd(ranks, traits.experts); traits.experts > 0 && !traits.stacked_experts && k >= 2) {
+    const Config ep = with_part(ddp, "ep-" + std::to_string(k));
+    if (is_legal(ep) && !workload_rule_broken(ep, traits))
       recipes.push_back({"ep recipe", ep, "the DDP recipe with each sparse layer's experts split over " + std::to_string(k) +
                                               " of its " + std::to_string(ranks) + " rank(s) (expert parallel, "
                                               "torchtitan's MoE recipe); against the DDP recipe: what the all-to-alls "
