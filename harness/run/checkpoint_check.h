@@ -14,7 +14,14 @@ struct CheckpointCheck {
   std::uint64_t bytes = 0;
   bool parameters_equal = false;  // every parameter and buffer bitwise equal
   bool outputs_equal = false;     // eval-mode outputs on the same batch identical
+  // False where the model's own eval-mode output differs call to call (a traced module's
+  // dropout, frozen in train mode): there is no output to compare, outputs_note says so, and
+  // the parameters and buffers (compared bitwise) decide.
+  bool outputs_compared = true;
+  std::string outputs_note;
   std::string mismatch;           // first difference found, if any
+  // What the row's status reads: parameters and buffers equal, and the outputs where they compare.
+  bool passed() const { return parameters_equal && (!outputs_compared || outputs_equal); }
   nlohmann::json to_json() const;
 };
 

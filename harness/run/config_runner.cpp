@@ -381,7 +381,7 @@ nlohmann::json collect(PreparedConfig& c, const TrainingRun& run) {
   result["placement"] = placement_json(c, run);
   if (reporting) result["checkpoint"] = skipped.empty() ? checkpoint.to_json() : nlohmann::json{{"done", false}, {"reason", skipped}};
   if (reporting && c.ddp) result["checkpoint"]["state"] = checkpoint_state_note(c.config);
-  if (reporting && skipped.empty() && (!checkpoint.parameters_equal || !checkpoint.outputs_equal)) {
+  if (reporting && skipped.empty() && !checkpoint.passed()) {
     // Keep the measurements: the row says what broke and still shows the numbers.
     result["status"] = "failed";
     result["reason"] = "checkpoint round trip failed: " + checkpoint.mismatch;
