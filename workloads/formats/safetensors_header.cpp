@@ -18,6 +18,9 @@ constexpr std::uint64_t kInt64Max = static_cast<std::uint64_t>(std::numeric_limi
 // so that an unknown key inside an entry (ignored, as the reference reader ignores it) may
 // hold an object or array of scalars.
 constexpr std::size_t kMaxDepth = 4;
+// A header's arrays are shapes (64 dimensions at most, said by EntryReader with the tensor's
+// name) and data_offsets (2): one far longer is refused before its DOM is built.
+constexpr std::size_t kMaxArrayItems = 4096;
 
 class EntryReader {
  public:
@@ -179,7 +182,7 @@ std::size_t safetensors_element_size(const std::string& dtype) {
 }
 
 SafetensorsHeader parse_safetensors_header(std::string_view json_text, std::uint64_t data_bytes, const std::string& what) {
-  const json root = parse_strict_json(json_text, kMaxDepth, what + ": header");
+  const json root = parse_strict_json(json_text, kMaxDepth, what + ": header", kMaxArrayItems);
   if (!root.is_object())
     throw UsageError(what + ": header is " + json_excerpt(root) + ": expected a JSON object of tensors");
   SafetensorsHeader header;

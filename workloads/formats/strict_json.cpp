@@ -18,7 +18,8 @@ using nlohmann::json;
 // set insertion, and the DOM is built afterwards by the plain parser, in linear time.
 class StrictnessCheck final : public json::json_sax_t {
  public:
-  StrictnessCheck(std::size_t max_depth, const std::string& what) : max_depth_(max_depth), what_(what) {}
+  StrictnessCheck(std::size_t max_depth, std::size_t max_array_items, const std::string& what)
+      : max_depth_(max_depth), max_array_items_(max_array_items), what_(what) {}
 
   std::string syntax_error;  // nlohmann's message when the text is not JSON
 
@@ -31,13 +32,13 @@ class StrictnessCheck final : public json::json_sax_t {
       throw UsageError(what_ + ": key " + excerpt(name) + " appears twice in one JSON object: expected each key once");
     return true;
   }
-  bool null() override { return true; }
-  bool boolean(bool) override { return true; }
-  bool number_integer(number_integer_t) override { return true; }
-  bool number_unsigned(number_unsigned_t) override { return true; }
-  bool number_float(number_float_t, const string_t&) override { return true; }
-  bool string(string_t&) override { return true; }
-  bool binary(binary_t&) override { return true; }
+  bool null() override { return item(); }
+  bool boolean(bool) override { return item(); }
+  bool number_integer(number_integer_t) override { return item(); }
+  bool number_unsigned(number_unsigned_t) override { return item(); }
+  bool number_float(number_float_t, const string_t&) override { return item(); }
+  bool string(string_t&) override { return item(); }
+  bool binary(binary_t&) override { return item(); }
   bool parse_error(std::size_t, const std::string&, const nlohmann::detail::exception& error) override {
     syntax_error = error.what();
     return false;
@@ -47,8 +48,17 @@ class StrictnessCheck final : public json::json_sax_t {
   struct Open {
     bool object = false;
     std::set<std::string> keys;  // the keys seen so far, in an object
+    std::size_t items = 0;       // the values seen so far, in an array
   };
+  // One more value in the container that is open (counted in an array).
+  bool item() {
+    if (!open_.empty() && !open_.back().object && ++open_.back().items > max_array_items_)
+      throw UsageError(what_ + ": a JSON array of more than " + std::to_string(max_array_items_) +
+                       " items: expected at most " + std::to_string(max_array_items_));
+    return true;
+  }
   bool open(bool object) {
+    item();
     if (open_.size() >= max_depth_)
       throw UsageError(what_ + ": JSON nested deeper than " + std::to_string(max_depth_) + " levels: expected at most " +
                        std::to_string(max_depth_));
@@ -60,7 +70,7 @@ class StrictnessCheck final : public json::json_sax_t {
     return true;
   }
 
-  std::size_t max_depth_;
+  std::size_t max_depth_, max_array_items_;
   const std::string& what_;
   std::vector<Open> open_;
 };
@@ -73,7 +83,8 @@ UsageError not_json(const std::string& what, std::string detail) {
 
 }  // namespace
 
-nlohmann::json parse_strict_json(std::string_view text, std::size_t max_depth, const std::string& what) {
+nlohmann::json parse_strict_json(std::string_view text, std::size_t max_depth, const std::string& what,
+                                 std::size_t max_array_items) {
   // nlohmann's lexer takes a raw NUL as the end of the input, so "{}\0anything" would
   // parse; JSON has no raw NUL anywhere (in a string it must be escaped).
   if (const std::size_t nul = text.find('\0'); nul != std::string_view::npos)
@@ -82,7 +93,7 @@ nlohmann::json parse_strict_json(std::string_view text, std::size_t max_depth, c
   // library refuse one, so it is refused here too.
   if (text.substr(0, 3) == "\xEF\xBB\xBF")
     throw UsageError(what + ": not valid JSON (UTF-8 text expected): it starts with a byte-order mark");
-  StrictnessCheck check(max_depth, what);
+  StrictnessCheck check(max_depth, max_array_items, what);
   if (!json::sax_parse(text.begin(), text.end(), &check)) throw not_json(what, check.syntax_error);
   try {
     return json::parse(text.begin(), text.end());
