@@ -7,9 +7,7 @@ namespace gpubench {
 namespace {
 
 constexpr double kFp32 = 4;
-// The largest piece of a host tensor staged on the device for rank 0's broadcast
-// (harness/parallel/host_built_model.h, kStagingBytes).
-constexpr double kStagingBytes = 256.0 * (1 << 20);
+constexpr double kStagingBytes = static_cast<double>(Config::kHostStagingBytes);
 
 // ep-K: what a rank holds of the experts the mode's formula left out.
 void add_experts(MemoryEstimate& rank, const Config& config, const UnitSizes& units) {
@@ -19,12 +17,8 @@ void add_experts(MemoryEstimate& rank, const Config& config, const UnitSizes& un
   if (config.sharded()) rank.checkpoint += 8 * static_cast<double>(units.experts);
   // Built whole, then freed down to its share (ExpertParallel's constructor): on the host
   // for a GPU rank, whose device then takes its share tensor by tensor.
-  if (config.model_built_on_host()) {
-    rank.host_model = kFp32 * static_cast<double>(units.parameters);
-    rank.startup = std::max(rank.startup, kStagingBytes);
-  } else {
-    rank.startup = std::max(rank.startup, kFp32 * static_cast<double>(units.parameters));
-  }
+  const double built = config.model_built_on_host() ? kStagingBytes : kFp32 * static_cast<double>(units.parameters);
+  rank.startup = std::max(rank.startup, built);
 }
 
 }  // namespace
@@ -81,12 +75,11 @@ MemoryEstimate per_rank_estimate(const MemoryEstimate& single, const Config& con
   // Before training each unit in turn is flattened (its whole copy) and sharded (its 1/N),
   // with the whole unsharded model beside it on the device, or, built on the host (a GPU
   // rank of fsdp-N), there, while the device holds the unit or a broadcast's staged piece.
-  if (config.sharded() && config.model_built_on_host()) {
-    rank.startup = std::max(unit * (1 + 1 / n), kStagingBytes);
-    rank.host_model = kFp32 * static_cast<double>(all_units.parameters);
-  } else if (config.sharded()) {
-    rank.startup = kFp32 * psi + unit * (1 + 1 / n);
-  }
+  if (config.sharded())
+    rank.startup =
+        config.model_built_on_host() ? std::max(unit * (1 + 1 / n), kStagingBytes) : kFp32 * psi + unit * (1 + 1 / n);
+  // Built on the host, the whole fp32 model is there while the rank starts (experts included).
+  if (config.model_built_on_host()) rank.host_model = kFp32 * static_cast<double>(all_units.parameters);
   // On a CPU, Gloo's reduce-scatter all-reduces a flat copy of its input (c10d in torch
   // 2.11 has no reduce-scatter of its own there): one more whole unit (measured: a 56M
   // Llama's fsdp-2 and zero2-2 ranks held 1.01-1.05x of the estimate without it).

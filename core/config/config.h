@@ -1,4 +1,5 @@
 #pragma once
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -80,6 +81,9 @@ struct Config {
   bool model_built_on_host() const {
     return device == DeviceKind::Cuda && (parallel == ParallelMode::Fsdp || expert_parallel > 1);
   }
+  // The largest piece of such a host-built tensor staged on the device at once, for rank 0's
+  // broadcast (harness/parallel/host_built_model.h); the memory estimate's start counts it.
+  static constexpr std::int64_t kHostStagingBytes = std::int64_t{256} << 20;
   // The Adam kernel the step runs: a graph replays fused Adam (its step counts on the device).
   AdamKernel adam_kernel() const { return graph ? AdamKernel::Fused : adam; }
   // The technique segments of id(), in canonical order ("ddp-2", "acc4", "adam-fused", ...).

@@ -9,17 +9,15 @@
 
 #include <torch/torch.h>
 
-namespace gpubench {
+#include "core/config/config.h"
 
-// The largest piece of a host tensor staged on the device at once (through_device); the
-// memory estimate's start counts it (workloads/sharded_memory.cpp).
-constexpr std::int64_t kStagingBytes = std::int64_t{256} << 20;
+namespace gpubench {
 
 // Runs `on_device` on `tensor`'s values staged on `device` in pieces of at most
 // `piece_bytes`, each copied back after: how a tensor on the host takes part in a
 // collective of NCCL, which reads and writes device memory only (rank 0's broadcast).
 void through_device(const torch::Tensor& tensor, torch::Device device, const std::function<void(torch::Tensor&)>& on_device,
-                    std::int64_t piece_bytes = kStagingBytes);
+                    std::int64_t piece_bytes = Config::kHostStagingBytes);
 
 // Every parameter and buffer of `module` not on `device` moves there (the same variables:
 // what names them still does, autograd hooks included). A tensor whose storage was freed
