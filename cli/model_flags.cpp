@@ -108,6 +108,9 @@ void add_model_flags(CLI::App& app, RawModelFlags& raw) {
       ->take_all();
   app.add_option("--weights", raw.weights, "file | random: start a --model from its safetensors (default) or from the "
                                            "family's random init");
+  app.add_option("--expert-gemms", raw.expert_gemms,
+                 "auto | grouped | loop: a mixture of experts' routed experts as torch::_grouped_mm or one GEMM per "
+                 "expert (auto: grouped where LibTorch fuses it, CUDA sm90/sm100 in bf16)");
   app.add_option("--checkpoint-check", raw.checkpoint_check,
                  "auto | every | once | off: the checkpoint round trip (save, load, compare) in every config, once per "
                  "workload, or none (auto: every config of a model under 300M parameters, else once per workload)");
@@ -124,6 +127,7 @@ void apply_model_flags(const CLI::App& app, const RawModelFlags& raw, const std:
       throw UsageError("--weights '" + raw.weights + "' is unknown: expected file or random");
     settings.random_weights = raw.weights == "random";
   }
+  if (app.count("--expert-gemms") > 0) settings.expert_gemms = parse_expert_gemms(raw.expert_gemms);
   if (app.count("--checkpoint-check") > 0) settings.checkpoint_policy = parse_checkpoint_policy(raw.checkpoint_check);
   settings.checkpoint_skip_reason = raw.checkpoint_skip_reason;
 }
@@ -134,6 +138,7 @@ std::vector<std::string> model_flags_to_args(const RunSettings& s) {
   for (const auto& [name, tokens] : s.seq_lens)
     args.insert(args.end(), {"--seq-len", (name.empty() ? "" : name + "=") + std::to_string(tokens)});
   if (s.random_weights) args.insert(args.end(), {"--weights", "random"});
+  if (s.expert_gemms != ExpertGemms::Auto) args.insert(args.end(), {"--expert-gemms", to_string(s.expert_gemms)});
   const auto dims = [](const std::vector<std::int64_t>& shape) {
     std::string text;
     for (const auto d : shape) text += (text.empty() ? "" : "x") + std::to_string(d);

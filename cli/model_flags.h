@@ -18,7 +18,7 @@ namespace gpubench {
 
 struct RawModelFlags {
   std::vector<std::string> models, seq_lens, inputs, classes, vocabs, flops;
-  std::string weights, checkpoint_check, checkpoint_skip_reason;
+  std::string weights, checkpoint_check, checkpoint_skip_reason, expert_gemms;
 };
 
 void add_model_flags(CLI::App& app, RawModelFlags& raw);

@@ -246,7 +246,8 @@ for id in "${gpu_all[@]}"; do [[ $id == resnet50/* || $id == gpt2/* ]] || rest+=
 # Then its FSDP row on one GPU (its estimate's gathered units and reductions against the
 # measured peak; built on the host and moved unit by unit, issue 55 finding 8: its start's
 # time and that its peak holds no whole fp32 model).
-# And the built-in moe's plain amp-bf16 row (issue 57): the experts' host-read counts, the
+# And the built-in moe's plain amp-bf16 row (issue 57): its experts through the fused
+# torch::_grouped_mm (never run on a GPU before; `moe.experts_computed_as` says it ran), the
 # load report and its estimate against the measured peak on a GPU.
 llama_ids=(llama/cuda/amp-bf16/pinned/graph llama/cuda/fp8/pinned/graph llama/cuda/amp-bf16/pinned/ckpt
   llama/cuda/amp-bf16/pinned/fsdp-1/ckpt moe/cuda/amp-bf16/pinned)

@@ -8,18 +8,10 @@
 #include "workloads/decoder_moe.h"
 #include "workloads/decoder_rope.h"
 #include "workloads/fp8_linear.h"
+#include "workloads/grouped_experts.h"
 
 namespace gpubench {
 namespace {
-
-torch::Tensor activate(DecoderActivation activation, const torch::Tensor& x) {
-  switch (activation) {
-    case DecoderActivation::Silu: return torch::silu(x);
-    case DecoderActivation::GeluTanh: return torch::gelu(x, "tanh");
-    case DecoderActivation::GeluErf: return torch::gelu(x);
-  }
-  return x;
-}
 
 // c * tanh(x / c): Gemma 2's softcap of attention scores and logits.
 torch::Tensor softcap(const torch::Tensor& x, double cap) { return torch::tanh(x / cap) * cap; }
@@ -322,9 +314,11 @@ torch::Tensor DecoderLmImpl::auxiliary_loss() {
 nlohmann::json DecoderLmImpl::moe_report() const {
   nlohmann::json layers = nlohmann::json::array();
   double busiest = 0.0;
+  std::string computed_as;  // every sparse layer has the same widths, so the same choice
   for (const auto& module : *model->layers) {
     const auto* layer = module->as<DecoderLayerImpl>();
     if (!layer->experts || !layer->experts->tokens_per_expert.defined()) continue;
+    if (computed_as.empty()) computed_as = layer->experts->computed_as;
     const auto counts = layer->experts->tokens_per_expert.to(torch::kCPU, torch::kFloat64);
     const double ratio = counts.max().item<double>() / std::max(counts.mean().item<double>(), 1e-12);
     busiest = std::max(busiest, ratio);
@@ -338,7 +332,7 @@ nlohmann::json DecoderLmImpl::moe_report() const {
                            {"tokens_per_expert_max_over_mean", layers.empty() ? nlohmann::json(nullptr) : nlohmann::json(busiest)},
                            {"layers", layers},
                            {"counted", "top-k slots of this process's training forwards (rank 0 under ddp, zero and fsdp)"},
-                           {"experts_computed_as", "one GEMM per expert over its tokens (dropless)"}};
+                           {"experts_computed_as", computed_as.empty() ? nlohmann::json(nullptr) : nlohmann::json(computed_as)}};
   if (last_load_balancing_loss_.defined())
     report["last_load_balancing_loss"] = last_load_balancing_loss_.item<double>();
   return report;
@@ -358,6 +352,8 @@ Model make_decoder_model(const DecoderShape& shape, const ModelTechniques& techn
     for (const auto& child : model->model->layers->children()) {
       const auto layer = std::dynamic_pointer_cast<DecoderLayerImpl>(child);
       if (!layer || !layer->experts) continue;
+      layer->experts->gemms = techniques.expert_gemms;
+      layer->experts->sparse_index = sparse.size();
       sparse.push_back(layer->experts);
       auto& experts = wrapped.expert_parameters.emplace_back();
       if (layer->experts->stacked) continue;  // one tensor for every expert: ep refuses it (set below)

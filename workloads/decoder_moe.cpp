@@ -2,6 +2,8 @@
 
 #include <limits>
 
+#include "workloads/grouped_experts.h"
+
 namespace gpubench {
 namespace {
 
@@ -33,6 +35,11 @@ torch::Tensor limit_to_groups(const torch::Tensor& scores_for_choice, const MoeS
   const auto group_mask = torch::zeros_like(group_scores).scatter(1, group_index, 1.0);
   const auto score_mask = group_mask.unsqueeze(-1).expand({rows, moe.groups, per_group}).reshape({rows, moe.experts});
   return scores_for_choice.masked_fill(score_mask.logical_not(), -std::numeric_limits<double>::infinity());
+}
+
+std::vector<std::int64_t> on_host(const torch::Tensor& counts) {
+  const torch::Tensor host = counts.to(torch::kCPU).contiguous();
+  return {host.data_ptr<std::int64_t>(), host.data_ptr<std::int64_t>() + host.numel()};
 }
 
 }  // namespace
@@ -77,6 +84,21 @@ torch::Tensor StackedExpertsImpl::forward(const torch::Tensor& routed, const std
     outputs.push_back(out);
   }
   return torch::cat(outputs);
+}
+
+torch::Tensor StackedExpertsImpl::forward_grouped(const torch::Tensor& routed, const torch::Tensor& offsets,
+                                                 const torch::Tensor& counts) {
+  const MoeShape& moe = shape.moe;
+  const torch::ScalarType dtype = expert_compute_dtype(routed);
+  // The biases are added as the loop adds them under autocast (a 16-bit product plus an
+  // fp32 bias gives fp32), each row its expert's.
+  const auto expert_of = moe.expert_bias ? expert_of_rows(counts, routed.size(0)) : torch::Tensor();
+  auto hidden = grouped_gemm(routed.to(dtype), gate_up_proj.to(dtype), offsets);
+  if (moe.expert_bias) hidden = hidden + gate_up_proj_bias.index_select(0, expert_of);
+  hidden = clamped_glu(hidden, moe.swiglu_limit.value_or(std::numeric_limits<double>::infinity()), moe.swiglu_alpha);
+  auto out = grouped_gemm(hidden.to(dtype), down_proj.to(dtype), offsets);
+  if (moe.expert_bias) out = out + down_proj_bias.index_select(0, expert_of);
+  return out;
 }
 
 void MoeRouterImpl::reset() {
@@ -145,46 +167,76 @@ Routing DecoderMoeImpl::route(const torch::Tensor& flat) {
   return routing;
 }
 
-torch::Tensor DecoderMoeImpl::per_expert_forward(const torch::Tensor& routed, const std::vector<std::int64_t>& sizes) {
+torch::Tensor DecoderMoeImpl::per_expert_forward(std::int64_t first, const torch::Tensor& routed,
+                                                 const std::vector<std::int64_t>& sizes) {
   std::vector<torch::Tensor> outputs;
   std::int64_t start = 0;
   // An expert without tokens still computes its empty slice: its weights then get a zero
-  // gradient every backward, as the stacked layout's and HF's grouped_mm's do, so every rank
-  // of a sharded mode reduces the same units in the same order whatever its tokens chose.
-  for (std::size_t e = 0; e < sizes.size(); ++e) {
-    auto* expert = experts->ptr<DecoderMlpImpl>(e).get();
-    outputs.push_back(expert->forward(routed.narrow(0, start, sizes[e])));
-    start += sizes[e];
+  // gradient every backward, as the stacked layout's and the grouped GEMM's do, so every rank
+  // of a sharded mode reduces the same units in the same order whatever its tokens chose
+  // (and ep-K and ddp-N move them alike: Adam moves a zero gradient's weight by its
+  // momentum, and skips an undefined one).
+  for (std::size_t j = 0; j < sizes.size(); ++j) {
+    auto* expert = experts->ptr<DecoderMlpImpl>(static_cast<std::size_t>(first) + j).get();
+    outputs.push_back(expert->forward(routed.narrow(0, start, sizes[j])));
+    start += sizes[j];
   }
   return torch::cat(outputs);
+}
+
+torch::Tensor DecoderMoeImpl::grouped_forward(std::int64_t first, const torch::Tensor& routed, const torch::Tensor& offsets) {
+  std::vector<torch::Tensor> gate, up, down;
+  for (std::int64_t j = 0; j < offsets.size(0); ++j) {
+    const auto* expert = experts->ptr<DecoderMlpImpl>(static_cast<std::size_t>(first + j)).get();
+    gate.push_back(expert->gate_proj->weight);
+    up.push_back(expert->up_proj->weight);
+    down.push_back(expert->down_proj->weight);
+  }
+  return grouped_gated_mlp(routed, offsets, gate, up, down, shape.activation);
+}
+
+torch::Tensor DecoderMoeImpl::compute_experts(std::int64_t first, const torch::Tensor& routed, const torch::Tensor& counts,
+                                              const std::vector<std::int64_t>* sizes) {
+  const std::int64_t width = shape.moe.expert_intermediate;
+  const ExpertGemmChoice choice = choose_expert_gemms(gemms, routed, {shape.hidden, width, 2 * width});
+  if (torch::GradMode::is_enabled()) computed_as = choice.why;
+  if (choice.grouped) {
+    const auto offsets = group_offsets(counts);
+    return stacked ? stacked->forward_grouped(routed, offsets, counts) : grouped_forward(first, routed, offsets);
+  }
+  // The loop needs each expert's count on the host (one read a layer on a GPU).
+  std::vector<std::int64_t> read;
+  if (sizes == nullptr) sizes = &(read = on_host(counts));
+  return stacked ? stacked->forward(routed, *sizes) : per_expert_forward(first, routed, *sizes);
 }
 
 torch::Tensor DecoderMoeImpl::forward(const torch::Tensor& x) {
   const MoeShape& moe = shape.moe;
   const auto flat = x.reshape({-1, shape.hidden});
   const Routing routing = route(flat);
-  // Each token's k choices as (token, slot) rows sorted by expert: one GEMM per expert over
+  // Each token's k choices as (token, slot) rows sorted by expert, each expert's GEMMs over
   // exactly its tokens, the weighted outputs added back by token.
   const auto flat_chosen = routing.chosen.reshape({-1});
   const auto order = flat_chosen.argsort(/*stable=*/true);
-  const auto counts = torch::bincount(flat_chosen, /*weights=*/{}, moe.experts);
+  const auto counts = count_per_expert(flat_chosen, moe.experts);
   if (torch::GradMode::is_enabled()) tokens_per_expert = tokens_per_expert.defined() ? tokens_per_expert + counts : counts;
   const auto token_of = order.div(moe.top_k, "floor");
   const auto routed_weights = routing.weights.reshape({-1}).index_select(0, order).unsqueeze(1);
   const auto routed_input = flat.index_select(0, token_of);
-  // The loop needs each expert's count on the host (one read a layer on a GPU; a grouped GEMM
-  // with device offsets would not).
-  const torch::Tensor host_counts = counts.to(torch::kCPU);
-  const std::int64_t* first = host_counts.data_ptr<std::int64_t>();
-  const std::vector<std::int64_t> sizes(first, first + moe.experts);
   torch::Tensor computed;
   if (exchange) {  // ep-K: each rank runs its own experts over every rank's rows routed to them
     if (stacked) throw std::runtime_error(kStackedExpertParallel);
-    computed = run_experts_across_ranks(*exchange, routed_input, sizes, [this](std::int64_t e, const torch::Tensor& rows) {
-      return experts->ptr<DecoderMlpImpl>(static_cast<std::size_t>(e))->forward(rows);
-    });
+    // The all-to-all's splits are every expert's count, on the host.
+    const std::vector<std::int64_t> sizes = on_host(counts);
+    computed = run_experts_across_ranks(
+        *exchange, routed_input, sizes,
+        [this](std::int64_t first, const torch::Tensor& rows, const std::vector<std::int64_t>& local) {
+          const auto local_counts = torch::tensor(local, torch::TensorOptions(torch::kInt64)).to(rows.device());
+          exchange->before_experts(sparse_index);
+          return exchange->after_experts(sparse_index, compute_experts(first, rows, local_counts, &local));
+        });
   } else {
-    computed = stacked ? stacked->forward(routed_input, sizes) : per_expert_forward(routed_input, sizes);
+    computed = compute_experts(0, routed_input, counts, nullptr);
   }
   // Summed in the input's dtype (fp32 under autocast), as HF adds each expert's share.
   const auto expert_out = (computed * routed_weights).to(flat.scalar_type());
@@ -201,7 +253,7 @@ torch::Tensor load_balancing_loss(const std::vector<torch::Tensor>& router_logit
   const auto probabilities = torch::softmax(logits, -1);
   const auto chosen = std::get<1>(torch::topk(probabilities, top_k, -1));
   const double rows = static_cast<double>(logits.size(0));
-  const auto fraction = torch::bincount(chosen.reshape({-1}), {}, experts).to(probabilities.scalar_type()) / rows;
+  const auto fraction = count_per_expert(chosen.reshape({-1}), experts).to(probabilities.scalar_type()) / rows;
   return (fraction.detach() * probabilities.mean(0)).sum() * static_cast<double>(experts);
 }
 

@@ -3,17 +3,20 @@
 // as transformers 5.17 computes Mixtral's, Qwen2/3-MoE's, OLMoE's, gpt-oss's and DeepSeek-V3's:
 // a router (softmax over every expert then the top k; the top k logits then their softmax;
 // or DeepSeek's group-limited sigmoid choice), and each expert a gated MLP computed over the
-// tokens routed to it, one GEMM per expert (the dropless token-choice form; HF's grouped_mm
-// gives the same numbers). Parameter names are the checkpoints' (mlp.gate, mlp.experts.E.
+// tokens routed to it (the dropless token-choice form): one torch::_grouped_mm over every
+// expert where LibTorch fuses it, else one GEMM per expert (workloads/grouped_experts.h; HF's
+// grouped_mm gives the same numbers). Parameter names are the checkpoints' (mlp.gate, mlp.experts.E.
 // gate_proj/up_proj/down_proj or gpt-oss's stacked mlp.experts.gate_up_proj/down_proj and
 // their biases, mlp.shared_expert, mlp.shared_expert_gate; a family's map renames them).
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include <torch/torch.h>
 
 #include "workloads/decoder.h"
 #include "workloads/expert_exchange.h"
+#include "workloads/workload.h"
 
 namespace gpubench {
 
@@ -26,6 +29,9 @@ struct StackedExpertsImpl : torch::nn::Cloneable<StackedExpertsImpl> {
   void init_weights();  // HF's: N(0, 0.02), biases 0
   // `routed` [rows, hidden] sorted by expert, `sizes` each expert's rows: [rows, hidden].
   torch::Tensor forward(const torch::Tensor& routed, const std::vector<std::int64_t>& sizes);
+  // The same through two grouped GEMMs: `offsets` each expert's end row, `counts` its rows
+  // (both on the rows' device).
+  torch::Tensor forward_grouped(const torch::Tensor& routed, const torch::Tensor& offsets, const torch::Tensor& counts);
   DecoderShape shape;
   torch::Tensor gate_up_proj, gate_up_proj_bias, down_proj, down_proj_bias;
 };
@@ -75,10 +81,20 @@ struct DecoderMoeImpl : torch::nn::Cloneable<DecoderMoeImpl> {
   // Expert parallel: the group this layer's experts are split over (each rank runs only
   // its own, on every rank's tokens routed to them); null: every expert here.
   std::shared_ptr<ExpertExchange> exchange;
+  std::size_t sparse_index = 0;  // this layer's place among the model's sparse layers
+  // Grouped GEMMs or a loop (ModelTechniques::expert_gemms), and what the last training
+  // forward ran as, with why (the row's moe.experts_computed_as).
+  ExpertGemms gemms = ExpertGemms::Auto;
+  std::string computed_as;
 
  private:
   void keep_for_loss(const torch::Tensor& logits);  // with a load-balancing loss, while training
-  torch::Tensor per_expert_forward(const torch::Tensor& routed, const std::vector<std::int64_t>& sizes);
+  // Experts [first, first + counts.size(0)) over `routed`, sorted by expert; `sizes` the
+  // counts on the host where the caller has them (the loop reads them there otherwise).
+  torch::Tensor compute_experts(std::int64_t first, const torch::Tensor& routed, const torch::Tensor& counts,
+                                const std::vector<std::int64_t>* sizes);
+  torch::Tensor per_expert_forward(std::int64_t first, const torch::Tensor& routed, const std::vector<std::int64_t>& sizes);
+  torch::Tensor grouped_forward(std::int64_t first, const torch::Tensor& routed, const torch::Tensor& offsets);
 };
 TORCH_MODULE(DecoderMoe);
 

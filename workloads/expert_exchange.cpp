@@ -42,7 +42,7 @@ torch::Tensor exchange_rows(ExpertExchange& exchange, const torch::Tensor& rows,
 }
 
 torch::Tensor run_experts_across_ranks(ExpertExchange& exchange, const torch::Tensor& sorted_rows,
-                                       const std::vector<std::int64_t>& counts, const ExpertForward& expert) {
+                                       const std::vector<std::int64_t>& counts, const LocalExperts& local_experts) {
   const auto ranks = static_cast<std::int64_t>(exchange.size());
   const auto experts = static_cast<std::int64_t>(counts.size());
   if (ranks < 1 || experts % ranks != 0)
@@ -78,22 +78,12 @@ torch::Tensor run_experts_across_ranks(ExpertExchange& exchange, const torch::Te
       next += rows;
       expert_rows[static_cast<std::size_t>(j)] += rows;
     }
-  // Every local expert computes its rows, none included: an idle expert's weights get a zero
-  // gradient, as without ep (decoder_moe.cpp), so that ep-K and ddp-N move them alike (Adam
-  // moves a zero gradient's weight by its momentum, and skips an undefined one).
   const auto index = torch::tensor(by_expert, torch::TensorOptions(torch::kInt64)).to(arrived.device());
   const auto grouped = arrived.index_select(0, index);
-  std::vector<torch::Tensor> outputs;
-  std::int64_t start = 0;
-  for (std::int64_t j = 0; j < local; ++j) {
-    const std::int64_t rows = expert_rows[static_cast<std::size_t>(j)];
-    outputs.push_back(expert(first + j, grouped.narrow(0, start, rows)));
-    start += rows;
-  }
   // Back to the arrival order (source-major), which the reply's splits describe; in the
   // rows' dtype, which every rank of the group sends and expects (under autocast the
   // experts' GEMMs give 16-bit outputs; a rank that received nothing replies with no rows).
-  const auto in_expert_order = torch::cat(outputs).to(arrived.scalar_type());
+  const auto in_expert_order = local_experts(first, grouped, expert_rows).to(arrived.scalar_type());
   const torch::Tensor computed =
       torch::zeros({arrived.size(0), in_expert_order.size(1)}, in_expert_order.options()).index_copy(0, index, in_expert_order);
   return exchange_rows(exchange, computed, receive, send);

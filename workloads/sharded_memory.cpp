@@ -12,8 +12,20 @@ constexpr double kStagingBytes = static_cast<double>(Config::kHostStagingBytes);
 // ep-K: what a rank holds of the experts the mode's formula left out.
 void add_experts(MemoryEstimate& rank, const Config& config, const UnitSizes& units) {
   const double held = static_cast<double>(units.experts) / config.expert_parallel;
-  rank.states += 16 * held;
-  rank.buffers += kFp32 * held + units.dispatch_bytes;
+  const double replicas = static_cast<double>(config.world_size) / config.expert_parallel;
+  if (config.parallel == ParallelMode::Fsdp && replicas > 1) {
+    // Sharded over the replicas (ExpertReplicaShards): the shards' parameters, gradients and
+    // moments; one sparse layer's held experts gathered whole at a time; and in backward that
+    // layer's whole gradients and its flat reduce-scatter input (on a CPU, Gloo's flat copy of
+    // it too). A layer is the mean over every layer: exact where all are sparse.
+    const double layer = kFp32 * held / static_cast<double>(std::max<std::int64_t>(units.layers, 1));
+    rank.states += 16 * held / replicas;
+    rank.gathered += layer;
+    rank.buffers += layer * (config.device == DeviceKind::Cpu ? 3 : 2) + units.dispatch_bytes;
+  } else {
+    rank.states += 16 * held;
+    rank.buffers += kFp32 * held + units.dispatch_bytes;  // the replicas' all-reduce's flat copy
+  }
   if (config.sharded()) rank.checkpoint += 8 * static_cast<double>(units.experts);
   // Built whole, then freed down to its share (ExpertParallel's constructor): on the host
   // for a GPU rank, whose device then takes its share tensor by tensor.

@@ -23,7 +23,9 @@
 // Under ep-K the routed experts (Ψ_E) leave the mode's formula, which then counts Ψ - Ψ_E
 // (and layers without their experts): a rank holds its K-th of them whole, 16Ψ_E/K, plus
 // the flat copy their replica all-reduce makes (4Ψ_E/K) and the dispatch buffers (the rows
-// it receives and regroups by expert, kept for backward). Every rank still builds the whole
+// it receives and regroups by expert, kept for backward). fsdp-N with N > K shards them over
+// their N/K replicas (16Ψ_E/N) and gathers one layer's at a time (its parameters, then its
+// gradients and their reduce-scatter input in backward). Every rank still builds the whole
 // model before it frees the experts it does not hold: the start holds 4Ψ, on the host for a
 // GPU rank.
 #include <cstdint>

@@ -10,6 +10,7 @@
 #include <torch/torch.h>
 
 #include "core/config/config.h"
+#include "core/config/run_settings.h"
 #include "core/config/technique_rules.h"
 #include "workloads/data/dataset.h"
 #include "workloads/memory_estimate.h"
@@ -35,6 +36,7 @@ struct ModelTechniques {
   // Where the model will train. The decoder families make and initialise their parameters
   // there (workloads/family_layers.h); the others build on the CPU and the runner moves them.
   torch::Device device = torch::kCPU;
+  ExpertGemms expert_gemms = ExpertGemms::Auto;  // a mixture of experts' routed GEMMs (--expert-gemms)
 };
 
 // The Python twin of a workload's model that the compile technique exports

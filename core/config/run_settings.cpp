@@ -28,6 +28,21 @@ HostMalloc parse_host_malloc(const std::string& text) {
   throw UsageError("--host-malloc '" + text + "' is unknown: expected retain or glibc");
 }
 
+std::string to_string(ExpertGemms gemms) {
+  switch (gemms) {
+    case ExpertGemms::Auto: return "auto";
+    case ExpertGemms::Grouped: return "grouped";
+    case ExpertGemms::Loop: return "loop";
+  }
+  return "?";
+}
+
+ExpertGemms parse_expert_gemms(const std::string& text) {
+  for (const ExpertGemms gemms : {ExpertGemms::Auto, ExpertGemms::Grouped, ExpertGemms::Loop})
+    if (text == to_string(gemms)) return gemms;
+  throw UsageError("--expert-gemms '" + text + "' is unknown: expected auto, grouped or loop");
+}
+
 std::string to_string(CheckpointPolicy policy) {
   switch (policy) {
     case CheckpointPolicy::Auto: return "auto";

@@ -24,6 +24,13 @@ std::string to_string(CheckpointPolicy policy);
 CheckpointPolicy parse_checkpoint_policy(const std::string& text);  // throws UsageError
 constexpr std::int64_t kCheckpointEveryBelowParameters = 300'000'000;
 
+// --expert-gemms: how a mixture of experts computes its routed experts (workloads/
+// grouped_experts.h). Auto: torch::_grouped_mm where LibTorch fuses it into one kernel (CUDA
+// sm90/sm100, bf16), a loop of one GEMM per expert elsewhere; the others force either.
+enum class ExpertGemms { Auto, Grouped, Loop };
+std::string to_string(ExpertGemms gemms);
+ExpertGemms parse_expert_gemms(const std::string& text);  // throws UsageError
+
 // What every config of one matrix run shares. Zero means "the workload's preset value".
 struct RunSettings {
   Preset preset = Preset::Default;
@@ -48,6 +55,7 @@ struct RunSettings {
   // --seq-len [NAME=]N: tokens per sample of the decoder LMs ("" = every one of them).
   std::map<std::string, std::int64_t> seq_lens;
   bool random_weights = false;  // --weights random: a --model's safetensors are not loaded
+  ExpertGemms expert_gemms = ExpertGemms::Auto;
   // A TorchScript --model's task: --input NAME=CxHxW with --classes NAME=N (classification),
   // or --vocab NAME=N (language modelling, --seq-len NAME=T); --flops-per-sample NAME=F.
   std::map<std::string, std::vector<std::int64_t>> model_inputs;

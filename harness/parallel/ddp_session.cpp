@@ -195,6 +195,9 @@ std::vector<torch::Tensor> DdpSession::attach_experts(Model& model) {
   options.group_size = settings_.expert_parallel;
   options.timeout = timeout();
   options.on_failure = [this] { mark_failed(); };
+  options.shard_over_replicas = settings_.mode == ParallelMode::Fsdp;
+  options.device = settings_.device;
+  options.in_place_gather = backend_ == "nccl";
   experts_ = std::make_unique<ExpertParallel>(model, *expert_groups_.experts, expert_groups_.replicas.get(), options,
                                               *recorder_);
   return experts_->all_expert_parameters();
@@ -247,7 +250,10 @@ GradientSync& DdpSession::attach_data_parallel(Model& model) {
 std::vector<torch::Tensor> DdpSession::optimizer_parameters(const Model& model) const {
   if (sharded_) {
     std::vector<torch::Tensor> parameters = sharded_->optimizer_parameters();
-    if (experts_) parameters.insert(parameters.end(), experts_->local_parameters().begin(), experts_->local_parameters().end());
+    if (experts_) {
+      const std::vector<torch::Tensor> held = experts_->optimizer_parameters();
+      parameters.insert(parameters.end(), held.begin(), held.end());
+    }
     return parameters;
   }
   if (reducer_ && experts_) {

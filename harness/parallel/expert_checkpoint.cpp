@@ -1,5 +1,6 @@
 #include "harness/parallel/expert_checkpoint.h"
 
+#include <unordered_map>
 #include <unordered_set>
 
 namespace gpubench {
@@ -20,18 +21,31 @@ std::unique_ptr<torch::optim::Adam> whole_adam_with_experts(ExpertParallel& expe
   // Each expert's moments: its holder's, zeros elsewhere until shared. Every expert steps
   // together with the rest: none has state before the first step.
   const auto& expert_parameters = experts.all_expert_parameters();
-  std::vector<torch::Tensor> means, squares;
   std::int64_t step = 0;
   bool stepped = false;
-  for (const auto& parameter : experts.local_parameters())
+  for (const auto& parameter : experts.optimizer_parameters())
     if (const auto* state = state_of(&trained, parameter)) {
       stepped = true;
       step = state->step();
     }
+  // The held experts' moments whole (gathered from the replicas' shards where fsdp split
+  // them), by parameter.
+  const auto moment = [&](bool mean) {
+    return experts.held_values([&](const torch::Tensor& parameter) {
+      const auto* state = state_of(&trained, parameter);
+      return state == nullptr ? torch::Tensor() : (mean ? state->exp_avg() : state->exp_avg_sq());
+    });
+  };
+  const std::vector<torch::Tensor> held_means = moment(true), held_squares = moment(false);
+  std::unordered_map<const c10::TensorImpl*, std::size_t> held_index;
+  for (std::size_t i = 0; i < experts.local_parameters().size(); ++i)
+    held_index[experts.local_parameters()[i].unsafeGetTensorImpl()] = i;
+  std::vector<torch::Tensor> means, squares;
   for (const auto& parameter : expert_parameters) {
-    const auto* state = state_of(&trained, parameter);
-    means.push_back(state ? state->exp_avg() : torch::zeros_like(parameter));
-    squares.push_back(state ? state->exp_avg_sq() : torch::zeros_like(parameter));
+    const auto found = held_index.find(parameter.unsafeGetTensorImpl());
+    const bool held = found != held_index.end() && held_means[found->second].defined();
+    means.push_back(held ? held_means[found->second] : torch::zeros_like(parameter));
+    squares.push_back(held ? held_squares[found->second] : torch::zeros_like(parameter));
   }
   experts.share_from_holders(means);
   experts.share_from_holders(squares);

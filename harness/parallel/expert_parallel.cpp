@@ -15,10 +15,17 @@ namespace gpubench {
 // per measured step (the recorder knows which steps are measured).
 class ExpertParallel::GroupExchange final : public ExpertExchange {
  public:
-  GroupExchange(CollectiveGroup& group, int rank, int size, std::chrono::milliseconds timeout, const CommRecorder& recorder)
-      : group_(group), rank_(rank), size_(size), timeout_(timeout), recorder_(recorder) {}
+  GroupExchange(CollectiveGroup& group, int rank, int size, std::chrono::milliseconds timeout, const CommRecorder& recorder,
+                ExpertReplicaShards* shards)
+      : group_(group), rank_(rank), size_(size), timeout_(timeout), recorder_(recorder), shards_(shards) {}
   int rank() const override { return rank_; }
   int size() const override { return size_; }
+  void before_experts(std::size_t layer) override {
+    if (shards_ != nullptr) shards_->before_experts(layer);
+  }
+  torch::Tensor after_experts(std::size_t layer, const torch::Tensor& computed) override {
+    return shards_ != nullptr ? shards_->after_experts(layer, computed) : computed;
+  }
 
   torch::Tensor all_to_all(const torch::Tensor& rows, const std::vector<std::int64_t>& send,
                            const std::vector<std::int64_t>& receive) override {
@@ -58,6 +65,7 @@ class ExpertParallel::GroupExchange final : public ExpertExchange {
   int rank_, size_;
   std::chrono::milliseconds timeout_;
   const CommRecorder& recorder_;
+  ExpertReplicaShards* shards_;  // fsdp's experts sharded over their replicas, or null
   std::vector<Step> steps_;
 };
 
@@ -73,25 +81,62 @@ ExpertParallel::ExpertParallel(Model& model, CollectiveGroup& experts_group, Col
                                 std::to_string(k) + " ranks");
   place_ = options_.rank % k;
   const std::int64_t per_rank = experts_ / k;
-  for (const auto& layer : model.expert_parameters)
+  std::vector<std::vector<torch::Tensor>> held_per_layer;
+  for (const auto& layer : model.expert_parameters) {
+    auto& held = held_per_layer.emplace_back();
     for (std::int64_t e = 0; e < static_cast<std::int64_t>(layer.size()); ++e)
       for (const auto& parameter : layer[static_cast<std::size_t>(e)]) {
         all_.push_back(parameter);
         holder_.push_back(static_cast<int>(e / per_rank));
         if (e / per_rank == place_) {
           local_.push_back(parameter);
+          held.push_back(parameter);
         } else {
           parameter.set_requires_grad(false);  // never computed here: no gradient, no optimizer state
           free_storage_bytes(parameter);  // its shape stays, as fsdp's unit members' do
         }
       }
-  exchange_ = std::make_shared<GroupExchange>(group_, place_, k, options_.timeout, recorder);
+  }
+  if (options_.shard_over_replicas && replicas_ != nullptr && options_.world_size > k) {
+    ReplicaShardOptions sharding;
+    sharding.replica_rank = options_.rank / k;
+    sharding.replicas = options_.world_size / k;
+    sharding.world_size = options_.world_size;
+    sharding.device = options_.device;
+    sharding.in_place_gather = options_.in_place_gather;
+    sharding.timeout = options_.timeout;
+    sharding.on_failure = options_.on_failure;
+    sharding.rank = options_.rank;
+    shards_ = std::make_unique<ExpertReplicaShards>(held_per_layer, *replicas_, sharding);
+  }
+  exchange_ = std::make_shared<GroupExchange>(group_, place_, k, options_.timeout, recorder, shards_.get());
   set_exchange_(exchange_);
 }
 
 ExpertParallel::~ExpertParallel() { set_exchange_(nullptr); }
 
 void ExpertParallel::begin_step() { exchange_->begin_step(); }
+
+void ExpertParallel::begin_backward(bool accumulated) {
+  if (shards_) shards_->begin_backward(accumulated);
+}
+
+void ExpertParallel::finish_backward(bool last_micro_batch) {
+  if (shards_)
+    shards_->finish_backward();
+  else if (last_micro_batch)
+    reduce_gradients();
+}
+
+std::vector<torch::Tensor> ExpertParallel::optimizer_parameters() const {
+  return shards_ ? shards_->optimizer_parameters() : local_;
+}
+
+std::vector<torch::Tensor> ExpertParallel::held_values(const std::function<torch::Tensor(const torch::Tensor&)>& state_of) {
+  std::vector<torch::Tensor> values;
+  for (const auto& parameter : optimizer_parameters()) values.push_back(state_of(parameter));
+  return shards_ ? shards_->gather_values(values) : values;
+}
 
 void ExpertParallel::reduce_gradients() {
   torch::NoGradGuard no_grad;
@@ -142,6 +187,7 @@ void ExpertParallel::share_from_holders(const std::vector<torch::Tensor>& values
 void ExpertParallel::gather_experts(ParameterDigest* digest) {
   torch::NoGradGuard no_grad;
   set_exchange_(nullptr);
+  if (shards_) shards_->gather_all();  // the held experts whole, from their replicas' shards
   for (std::size_t i = 0; i < all_.size(); ++i)
     if (holder_[i] != place_) {
       allocate_storage_bytes(all_[i], static_cast<std::size_t>(all_[i].numel()) * all_[i].element_size());
@@ -168,7 +214,7 @@ nlohmann::json ExpertParallel::describe() const {
   const auto mean = [](const std::vector<double>& values) {
     return values.empty() ? nlohmann::json() : nlohmann::json(std::accumulate(values.begin(), values.end(), 0.0) / values.size());
   };
-  return {{"group_size", options_.group_size},
+  nlohmann::json description = {{"group_size", options_.group_size},
           {"groups", options_.world_size / options_.group_size},
           {"replica_group_size", options_.world_size / options_.group_size},
           {"experts_per_layer", experts_},
@@ -189,7 +235,9 @@ nlohmann::json ExpertParallel::describe() const {
                        "its rows)"}}},
           {"gradient_reduction",
            "each held expert's gradient (already the sum over its group's tokens) summed over the ranks holding the "
-           "same experts and divided by N: the average ddp-N takes"}};
+           "same experts and divided by N: the average ddp-N takes"},
+          {"sharded_over_replicas", shards_ ? shards_->describe() : nlohmann::json(nullptr)}};
+  return description;
 }
 
 ExpertGroups join_expert_groups(const GroupRequest& world, const c10::intrusive_ptr<c10d::Store>& store,
@@ -219,10 +267,16 @@ void ExpertParallelSync::begin_forward(bool first) {
   inner_.begin_forward(first);
 }
 
+void ExpertParallelSync::begin_backward(bool accumulated) {
+  inner_.begin_backward(accumulated);
+  experts_.begin_backward(accumulated);
+}
+
 void ExpertParallelSync::finish_backward() {
   inner_.finish_backward();
-  // The experts' .grad accumulate over micro-batches as DDP's do: reduced once, after the last.
-  if (micro_ >= accumulate_) experts_.reduce_gradients();
+  // Unsharded, the experts' .grad accumulate over micro-batches as DDP's do: reduced once,
+  // after the last.
+  experts_.finish_backward(micro_ >= accumulate_);
 }
 
 }  // namespace gpubench

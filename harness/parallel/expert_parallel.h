@@ -21,6 +21,7 @@
 #include <torch/torch.h>
 
 #include "harness/parallel/comm_stats.h"
+#include "harness/parallel/expert_replica_shards.h"
 #include "harness/parallel/gradient_sync.h"
 #include "harness/parallel/parameter_digest.h"
 #include "harness/parallel/process_group.h"
@@ -34,6 +35,11 @@ struct ExpertParallelOptions {
   int group_size = 1;  // K
   std::chrono::milliseconds timeout{60000};
   std::function<void()> on_failure;  // lets the owner of the process groups abandon them
+  // fsdp-N with N > K: the held experts sharded over their replicas (expert_replica_shards.h),
+  // their units on `device` (NCCL: gathered in place).
+  bool shard_over_replicas = false;
+  torch::Device device = torch::kCPU;
+  bool in_place_gather = false;
 };
 
 class ExpertParallel {
@@ -49,11 +55,21 @@ class ExpertParallel {
 
   // Every expert's parameters, held here or not: what the data-parallel mode leaves out.
   const std::vector<torch::Tensor>& all_expert_parameters() const { return all_; }
-  // The experts this rank holds and trains: what its optimizer steps besides the rest.
+  // The experts this rank holds and trains.
   const std::vector<torch::Tensor>& local_parameters() const { return local_; }
-  // After the last micro-batch's backward: each held expert's gradient summed over the
-  // replica group and divided by N (an expert that got no token here counts as zero).
-  void reduce_gradients();
+  // What its optimizer steps for them besides the rest: the held experts, or their shards
+  // over the replicas.
+  std::vector<torch::Tensor> optimizer_parameters() const;
+  // A collective (of the replicas, when the experts are sharded over them): each held
+  // parameter's whole value of an optimizer state (`state_of` an optimizer parameter:
+  // undefined for none), in local_parameters()' order.
+  std::vector<torch::Tensor> held_values(const std::function<torch::Tensor(const torch::Tensor&)>& state_of);
+  // A micro-batch's backward begins (`accumulated`: an earlier one of the step ran) and ends.
+  // Unsharded, after the last one each held expert's gradient is summed over the replica
+  // group and divided by N (an expert that got no token here counts as zero); sharded over
+  // the replicas, every backward reduce-scatters each layer's into its shard.
+  void begin_backward(bool accumulated);
+  void finish_backward(bool last_micro_batch);
   // A collective of the group: every expert's parameters whole on every rank again (each
   // broadcast by the rank that holds it), hashed into `digest` in layer and expert order.
   // The model then runs as a plain model's.
@@ -68,6 +84,7 @@ class ExpertParallel {
   nlohmann::json describe() const;
 
  private:
+  void reduce_gradients();
   class GroupExchange;
   std::shared_ptr<GroupExchange> exchange_;
   // The model's, copied: it holds its sparse layers, so it outlives the Model it came from.
@@ -79,6 +96,7 @@ class ExpertParallel {
   int place_ = 0;             // this rank's place in its group: rank % K
   std::vector<torch::Tensor> all_, local_;
   std::vector<int> holder_;  // per all_ entry: the place in the group of the rank holding it
+  std::unique_ptr<ExpertReplicaShards> shards_;  // fsdp-N, N > K
 };
 
 // This rank's two groups under ep-K: its group of K consecutive ranks (the experts' exchange)
@@ -99,7 +117,7 @@ class ExpertParallelSync final : public GradientSync {
   ExpertParallelSync(GradientSync& inner, ExpertParallel& experts, int accumulate)
       : inner_(inner), experts_(experts), accumulate_(accumulate) {}
   void begin_forward(bool first) override;
-  void begin_backward(bool accumulated) override { inner_.begin_backward(accumulated); }
+  void begin_backward(bool accumulated) override;
   void finish_backward() override;
   bool reduces_every_micro_batch() const override { return inner_.reduces_every_micro_batch(); }
   void after_optimizer_step() override { inner_.after_optimizer_step(); }

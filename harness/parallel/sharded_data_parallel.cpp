@@ -4,9 +4,8 @@
 #include <cstdio>
 #include <unordered_set>
 
-#include <torch/csrc/autograd/function_hook.h>
-#include <torch/csrc/autograd/variable.h>
 
+#include "harness/parallel/arrival_hook.h"
 #include "harness/parallel/gradient_reducer.h"
 
 namespace gpubench {
@@ -27,16 +26,6 @@ std::vector<torch::Tensor> trainable(const torch::nn::Module& module, const std:
 }  // namespace
 
 // Tells the run that a parameter's gradient is in .grad (after autograd accumulated it).
-class ShardedDataParallel::ArrivalHook final : public torch::autograd::PostAccumulateGradHook {
- public:
-  ArrivalHook(ShardedDataParallel* owner, std::size_t unit, std::size_t slot) : owner_(owner), unit_(unit), slot_(slot) {}
-  void operator()(const torch::autograd::Variable&) override { owner_->on_gradient(unit_, slot_); }
-
- private:
-  ShardedDataParallel* owner_;
-  std::size_t unit_, slot_;
-};
-
 ShardedDataParallel::ShardedDataParallel(Model& model, CollectiveGroup& group, ShardedOptions options,
                                          std::shared_ptr<CommRecorder> recorder)
     : group_(group),
@@ -64,8 +53,7 @@ ShardedDataParallel::ShardedDataParallel(Model& model, CollectiveGroup& group, S
   if (layout_.has_root) reduce_order_.push_back(root());
   ready_.assign(units_.size(), false);
   for (std::size_t i = 0; i < parameters_.size(); ++i)
-    torch::autograd::impl::set_post_acc_grad_hooks(
-        parameters_[i], std::make_unique<ArrivalHook>(this, slot_of_[i].first, slot_of_[i].second));
+    set_arrival_hook(parameters_[i], [this, unit = slot_of_[i].first, slot = slot_of_[i].second] { on_gradient(unit, slot); });
   if (fsdp && model.set_unit_hooks) {
     set_unit_hooks_ = model.set_unit_hooks;
     set_unit_hooks_(this);
@@ -73,7 +61,7 @@ ShardedDataParallel::ShardedDataParallel(Model& model, CollectiveGroup& group, S
 }
 
 ShardedDataParallel::~ShardedDataParallel() {
-  for (const auto& parameter : parameters_) torch::autograd::impl::set_post_acc_grad_hooks(parameter, nullptr);
+  for (const auto& parameter : parameters_) set_arrival_hook(parameter, nullptr);
   if (set_unit_hooks_) set_unit_hooks_(nullptr);
 }
 

@@ -137,8 +137,6 @@ class ShardedDataParallel final : public GradientSync, public UnitHooks {
   std::int64_t peak_gathered_bytes() const { return peak_gathered_bytes_; }
 
  private:
-  class ArrivalHook;
-
   void on_gradient(std::size_t unit, std::size_t slot);
   void prefetch(std::size_t unit);
   // Whether a wait also blocks the host on NCCL (Gloo's always do).

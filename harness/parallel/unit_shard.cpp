@@ -88,7 +88,8 @@ c10::intrusive_ptr<c10d::Work> UnitShard::launch_reduce(CollectiveGroup& group, 
     if (free_gradients) grad.reset();
   }
   // Divided before the sum, as DDP's buckets are: the same rounding as ddp-N's average.
-  if (world_size_ > 1) reduce_input_.div_(world_size_);
+  const int divisor = divisor_ > 0 ? divisor_ : world_size_;
+  if (divisor > 1) reduce_input_.div_(divisor);
   reduce_output_ = torch::empty({layout_.shard_numel}, options_);
   c10d::ReduceScatterOptions sum;
   sum.reduceOp = c10d::ReduceOp::SUM;

@@ -55,8 +55,11 @@ class UnitShard {
   // Returns true when this member completes the unit. A member twice: counted once.
   bool gradient_arrived(std::size_t member);
   bool complete() const { return pending_ == 0; }
+  // What launch_reduce divides the gradients by before the sum: the world size unless set
+  // (ep-K's experts sharded over their N/K replicas divide by N, ddp-N's average).
+  void divide_gradients_by(int divisor) { divisor_ = divisor; }
   // Flattens the members' gradients (a member without one contributes zeros) divided by
-  // the world size into a padded buffer and starts its reduce-scatter (sum) into this
+  // the world size (or the divisor set) into a padded buffer and starts its reduce-scatter (sum) into this
   // rank's slice. `free_gradients`: the members' .grad are dropped once copied (zero2, fsdp).
   c10::intrusive_ptr<c10d::Work> launch_reduce(CollectiveGroup& group, bool free_gradients);
   bool reducing() const { return reduce_.defined(); }
@@ -79,7 +82,7 @@ class UnitShard {
   std::vector<torch::Tensor> members_;
   std::vector<std::vector<std::int64_t>> sizes_, strides_;  // each member's layout, kept through releases
   std::vector<std::int64_t> numels_;
-  int rank_ = 0, world_size_ = 1;
+  int rank_ = 0, world_size_ = 1, divisor_ = 0;  // divisor_ 0: the world size
   bool keep_whole_ = true;
   bool in_place_gather_ = false;  // NCCL gathers from a slice of its output; Gloo from a copy
   torch::TensorOptions options_;

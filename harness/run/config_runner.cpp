@@ -81,8 +81,8 @@ struct PreparedConfig {
 };
 
 // What the config builds into its model (and the checkpoint check rebuilds), and where.
-ModelTechniques model_techniques(const Config& config, torch::Device device) {
-  return {config.checkpoint, config.precision == Precision::Fp8, device};
+ModelTechniques model_techniques(const Config& config, torch::Device device, const RunSettings& settings) {
+  return {config.checkpoint, config.precision == Precision::Fp8, device, settings.expert_gemms};
 }
 
 // The ranks of a CPU DDP config share this machine's cores: by default each gets its
@@ -197,7 +197,7 @@ void prepare(PreparedConfig& c) {
   if (c.config.graph) c.graph = std::make_unique<CudaGraphStep>(c.plan.device);
   // fsdp-N and ep-K on a GPU build on the host: attach() moves each rank's share only.
   const bool on_host = c.config.model_built_on_host();
-  c.model = c.workload->make_model_with(model_techniques(c.config, on_host ? torch::Device(torch::kCPU) : c.plan.device));
+  c.model = c.workload->make_model_with(model_techniques(c.config, on_host ? torch::Device(torch::kCPU) : c.plan.device, *c.settings));
   if (!on_host) c.model.module->to(c.plan.device);
   if (c.config.channels_last) to_channels_last(*c.model.module);
   if (c.ddp) {
@@ -339,7 +339,7 @@ nlohmann::json collect(PreparedConfig& c, const TrainingRun& run) {
   if (reporting && skipped.empty()) {
     torch::optim::Adam& saved = rank_state.whole_optimizer ? *rank_state.whole_optimizer : *c.optimizer;
     checkpoint = round_trip_in_private_dir(c.settings->scratch_dir, *c.workload, c.model, saved, run.last_batch.data,
-                                           c.config.channels_last, model_techniques(c.config, c.plan.device));
+                                           c.config.channels_last, model_techniques(c.config, c.plan.device, *c.settings));
   }
 
   nlohmann::json result = describe_run(c, run);

@@ -44,7 +44,7 @@ TEST(Flags, ParsesEverySetting) {
 TEST(Flags, SettingsSurviveTheTripToAChildProcess) {
   const CliOptions parent = parse({"--preset", "full", "--steps", "3", "--warmup", "1", "--batch-size", "8", "--threads",
                                    "1", "--workers", "2", "--seed", "5", "--profile-steps", "1:2", "--no-cupti",
-                                   "--host-malloc", "glibc"});
+                                   "--host-malloc", "glibc", "--expert-gemms", "grouped"});
   const auto args = settings_to_args(parent.settings);
   std::vector<std::string> child_args(args.begin(), args.end());
   const CliOptions child = parse(child_args);
@@ -58,6 +58,7 @@ TEST(Flags, SettingsSurviveTheTripToAChildProcess) {
   EXPECT_EQ(child.settings.profile_steps, "1:2");
   EXPECT_FALSE(child.settings.cupti);
   EXPECT_EQ(child.settings.host_malloc, HostMalloc::Glibc);
+  EXPECT_EQ(child.settings.expert_gemms, ExpertGemms::Grouped);
 }
 
 TEST(Flags, ListHelpVersionCompare) {
@@ -111,6 +112,12 @@ TEST(Flags, BadNumbersNameTheFlagTheValueAndTheRange) {
   EXPECT_THROW(parse({"--workload", ","}), UsageError);
   EXPECT_THROW(parse({"--profile-steps", "9:1"}), UsageError);
   EXPECT_THROW(parse({"--bogus"}), UsageError);
+  try {
+    parse({"--expert-gemms", "cutlass"});
+    FAIL();
+  } catch (const UsageError& error) {
+    EXPECT_STREQ(error.what(), "--expert-gemms 'cutlass' is unknown: expected auto, grouped or loop");
+  }
 }
 
 }  // namespace

@@ -29,16 +29,16 @@ double relative_error(const torch::Tensor& actual, const torch::Tensor& expected
   return scale > 0 ? error / scale : error;
 }
 
-class FamilyEquality : public ::testing::TestWithParam<std::string> {};
-
-TEST_P(FamilyEquality, LogitsLossAndGradientsEqualTransformers) {
-  const char* root = std::getenv("GPUBENCH_FAMILY_REFERENCE_DIR");
-  if (root == nullptr) GTEST_SKIP() << "GPUBENCH_FAMILY_REFERENCE_DIR is not set: ctest runs hf_family_reference.py first";
-  const std::string dir = std::string(root) + "/" + GetParam();
-  ASSERT_TRUE(std::filesystem::exists(dir + "/reference.safetensors")) << dir << ": the reference side did not run";
+// The case's model (its experts' GEMMs as `gemms` says) against the reference; returns the
+// model after its backward, for what the caller checks beyond the numbers.
+Model expect_equal_to_transformers(const std::string& root, const std::string& name, ExpertGemms gemms) {
+  const std::string dir = root + "/" + name;
+  EXPECT_TRUE(std::filesystem::exists(dir + "/reference.safetensors")) << dir << ": the reference side did not run";
   at::set_num_threads(1);  // as the reference side
-  const DecoderLmSpec spec = read_config_model(GetParam(), dir, std::nullopt, /*random_weights=*/false);
-  Model model = spec.make_model({});
+  const DecoderLmSpec spec = read_config_model(name, dir, std::nullopt, /*random_weights=*/false);
+  ModelTechniques techniques;
+  techniques.expert_gemms = gemms;
+  Model model = spec.make_model(techniques);
   const SafetensorsFile reference(dir + "/reference.safetensors");
   const torch::Tensor ids = reference.stored_tensor("input_ids");
   model.module->train();
@@ -52,7 +52,7 @@ TEST_P(FamilyEquality, LogitsLossAndGradientsEqualTransformers) {
     EXPECT_LE(relative_error(loss, reference.tensor("ce_loss")), kRelative) << "the cross-entropy part";
   }
   if (model.auxiliary_loss) {
-    ASSERT_NE(reference.find("aux_loss"), nullptr) << "gpubench adds a load-balancing loss HF does not";
+    EXPECT_NE(reference.find("aux_loss"), nullptr) << "gpubench adds a load-balancing loss HF does not";
     loss = loss + model.auxiliary_loss();
   }
   EXPECT_LE(relative_error(loss, reference.tensor("loss")), kRelative)
@@ -65,8 +65,14 @@ TEST_P(FamilyEquality, LogitsLossAndGradientsEqualTransformers) {
   double worst = 0;
   for (const auto& item : model.module->named_parameters()) {
     const WeightMapping::Name name = mapping.to_reference(item.key());
-    ASSERT_NE(reference.find("grad." + name.reference_name), nullptr) << item.key() << " has no reference gradient";
-    ASSERT_TRUE(item.value().grad().defined()) << item.key() << " got no gradient";
+    if (reference.find("grad." + name.reference_name) == nullptr) {
+      ADD_FAILURE() << item.key() << " has no reference gradient";
+      continue;
+    }
+    if (!item.value().grad().defined()) {
+      ADD_FAILURE() << item.key() << " got no gradient";
+      continue;
+    }
     const double error = relative_error(item.value().grad(), mapping.to_ours(name, reference.tensor("grad." + name.reference_name)));
     EXPECT_LE(error, kRelative) << item.key();
     worst = std::max(worst, error);
@@ -76,7 +82,17 @@ TEST_P(FamilyEquality, LogitsLossAndGradientsEqualTransformers) {
   for (const auto& entry : reference.entries()) references += entry.name.rfind("grad.", 0) == 0 ? 1 : 0;
   EXPECT_EQ(compared, references) << "every reference gradient has its parameter";
   EXPECT_EQ(static_cast<std::int64_t>(model.parameter_count()), spec.parameters) << "the config's count is the model's";
-  std::cout << GetParam() << ": worst gradient relative error " << worst << " over " << compared << " parameters\n";
+  std::cout << name << ": worst gradient relative error " << worst << " over " << compared << " parameters\n";
+  return model;
+}
+
+const char* reference_root() { return std::getenv("GPUBENCH_FAMILY_REFERENCE_DIR"); }
+
+class FamilyEquality : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(FamilyEquality, LogitsLossAndGradientsEqualTransformers) {
+  if (reference_root() == nullptr) GTEST_SKIP() << "GPUBENCH_FAMILY_REFERENCE_DIR is not set: ctest runs hf_family_reference.py first";
+  expect_equal_to_transformers(reference_root(), GetParam(), ExpertGemms::Auto);
 }
 
 // Every case but gemma2_softcap_sdpa: HF's default SDPA attention drops Gemma 2's score cap
@@ -92,6 +108,23 @@ INSTANTIATE_TEST_SUITE_P(Cases, FamilyEquality,
                                            "gpt_neox_parallel", "gpt_neox_sequential", "mixtral_moe",
                                            "mixtral_moe_window_noaux", "qwen2_moe_shared", "qwen3_moe", "olmoe",
                                            "gpt_oss_sinks_clamp", "deepseek_v3_mla", "deepseek_v3_no_q_lora"));
+
+// The mixtures of experts again with every sparse layer's experts through torch::_grouped_mm
+// (LibTorch's CPU kernel here; the fused CUDA one on sm90+ under bf16, which the default picks
+// there): the same numbers as HF, and the row says the grouped GEMM ran.
+class GroupedExpertsEquality : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(GroupedExpertsEquality, GroupedGemmsEqualTransformers) {
+  if (reference_root() == nullptr) GTEST_SKIP() << "GPUBENCH_FAMILY_REFERENCE_DIR is not set: ctest runs hf_family_reference.py first";
+  const Model model = expect_equal_to_transformers(reference_root(), GetParam(), ExpertGemms::Grouped);
+  ASSERT_TRUE(model.run_report);
+  const nlohmann::json report = model.run_report();
+  EXPECT_NE(report.at("experts_computed_as").get<std::string>().find("torch::_grouped_mm"), std::string::npos) << report.dump();
+}
+
+INSTANTIATE_TEST_SUITE_P(Cases, GroupedExpertsEquality,
+                         ::testing::Values("mixtral_moe", "mixtral_moe_window_noaux", "qwen2_moe_shared", "qwen3_moe", "olmoe",
+                                           "gpt_oss_sinks_clamp", "deepseek_v3_mla"));
 
 // Published shapes (tests/workloads/hf_published_configs.py writes their config.json and
 // transformers' own count of each, on the meta device): gpubench's reader counts the same.

@@ -266,7 +266,9 @@ nlohmann::json DecoderShape::describe() const {
                 {"loss", moe.aux_loss_coef ? "cross-entropy + " + nlohmann::json(*moe.aux_loss_coef).dump() +
                                                  " x the load-balancing loss (output_router_logits)"
                                            : "cross-entropy (no load-balancing loss)"},
-                {"experts_computed_as", "a loop of one GEMM per expert over its tokens (dropless)"},
+                {"experts_computed_as", "torch::_grouped_mm over every expert's tokens where LibTorch fuses it (CUDA "
+                                        "sm90/sm100, bf16), a loop of one GEMM per expert elsewhere (dropless; the row's "
+                                        "moe.experts_computed_as says which ran)"},
                 {"active_parameters", active_parameters()}};
   }
   nlohmann::json latent_json = nullptr;

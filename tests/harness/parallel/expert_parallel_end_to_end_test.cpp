@@ -129,7 +129,10 @@ TEST(ExpertParallelEndToEnd, ReplicaGroupsAndTheLoadBalancingLossTrainAsDdp) {
   const auto config = test_support::read_json(folder + "/config.json");
   // Four ranks on this machine's cores (CI's two): --oversubscribe, as a user checks
   // correctness before a bigger machine.
-  const auto report = run_matrix(folder, "m/cpu/fp32/ddp-4,m/cpu/fp32/ddp-4/ep-2,m/cpu/fp32/zero1-4/ep-4", " --oversubscribe");
+  const auto report = run_matrix(folder,
+                                 "m/cpu/fp32/ddp-4,m/cpu/fp32/ddp-4/ep-2,m/cpu/fp32/zero1-4/ep-4,m/cpu/fp32/fsdp-4,"
+                                 "m/cpu/fp32/fsdp-4/ep-2,m/cpu/fp32/ddp-4/acc2,m/cpu/fp32/fsdp-4/ep-2/acc2",
+                                 " --oversubscribe");
   const auto& ddp = ok_row(report, "m/cpu/fp32/ddp-4");
   const auto& replicated = ok_row(report, "m/cpu/fp32/ddp-4/ep-2");
   expect_same_curve(replicated, ddp, "ddp-4/ep-2");
@@ -138,6 +141,45 @@ TEST(ExpertParallelEndToEnd, ReplicaGroupsAndTheLoadBalancingLossTrainAsDdp) {
   const auto& zero1 = ok_row(report, "m/cpu/fp32/zero1-4/ep-4");
   expect_same_curve(zero1, ddp, "zero1-4/ep-4");
   expect_expert_parallel_row(zero1, config, 4, "zero1-4/ep-4");
+  EXPECT_TRUE(zero1["ddp"]["expert_parallel"]["sharded_over_replicas"].is_null()) << "zero1 keeps its held experts whole";
+  // fsdp-4/ep-2: each expert is held by two ranks, which shard it between them, so a rank
+  // keeps a quarter of every expert's state, as fsdp-4 keeps a quarter of everything (the
+  // shards' padding aside).
+  const auto& sharded = ok_row(report, "m/cpu/fp32/fsdp-4/ep-2");
+  expect_same_curve(sharded, ddp, "fsdp-4/ep-2");
+  expect_expert_parallel_row(sharded, config, 2, "fsdp-4/ep-2");
+  EXPECT_EQ(sharded["ddp"]["expert_parallel"]["sharded_over_replicas"]["replicas"], 2) << sharded["ddp"].dump();
+  // Each micro-batch's backward reduce-scatters the experts' gradients, added in the shards.
+  expect_same_curve(ok_row(report, "m/cpu/fp32/fsdp-4/ep-2/acc2"), ok_row(report, "m/cpu/fp32/ddp-4/acc2"), "fsdp-4/ep-2/acc2");
+  const auto& fsdp = ok_row(report, "m/cpu/fp32/fsdp-4");
+  for (std::size_t rank = 0; rank < 4; ++rank) {
+    const auto state = [&](const nlohmann::json& row) {
+      return row["ddp"]["per_rank"][rank]["model_state"]["total_bytes"].get<double>();
+    };
+    EXPECT_NEAR(state(sharded), state(fsdp), 0.02 * state(fsdp)) << "rank " << rank;
+  }
+}
+
+// The experts through torch::_grouped_mm (--expert-gemms grouped; LibTorch's CPU kernel here,
+// the fused one on an H100 under bf16) train as the loop of GEMMs does, also when each rank
+// computes only its own experts over every rank's tokens (the offsets then come from the
+// all-to-all's counts).
+TEST(ExpertParallelEndToEnd, GroupedExpertGemmsTrainAsTheLoopAcrossRanks) {
+  const std::string folder = case_folder("qwen2_moe_shared");
+  if (folder.empty()) GTEST_SKIP() << "the family references are not there: ctest runs hf_family_reference.py first";
+  const auto config = test_support::read_json(folder + "/config.json");
+  const auto loop = run_matrix(folder, "m/cpu/fp32/ddp-2");
+  const auto& reference = ok_row(loop, "m/cpu/fp32/ddp-2");
+  EXPECT_NE(reference["moe"]["experts_computed_as"].get<std::string>().find("a loop"), std::string::npos)
+      << "the default on a CPU: " << reference["moe"]["experts_computed_as"];
+  const auto grouped = run_matrix(folder, "m/cpu/fp32/ddp-2,m/cpu/fp32/fsdp-2/ep-2", " --expert-gemms grouped");
+  for (const std::string id : {"m/cpu/fp32/ddp-2", "m/cpu/fp32/fsdp-2/ep-2"}) {
+    const auto& row = ok_row(grouped, id);
+    expect_same_curve(row, reference, id + " grouped");
+    EXPECT_NE(row["moe"]["experts_computed_as"].get<std::string>().find("torch::_grouped_mm"), std::string::npos)
+        << id << ": " << row["moe"]["experts_computed_as"];
+  }
+  expect_expert_parallel_row(ok_row(grouped, "m/cpu/fp32/fsdp-2/ep-2"), config, 2, "fsdp-2/ep-2 grouped");
 }
 
 // Mixtral-8x7B's published config.json (mistralai/Mixtral-8x7B-v0.1), random weights.
@@ -176,6 +218,11 @@ TEST(ExpertParallelEndToEnd, ThePlanForGpusNotAtHandCountsAGroupsShareOfTheExper
       << table.output;
   EXPECT_EQ(table.output.find("the start binds"), std::string::npos) << "built on the host, the start binds no GPU";
   EXPECT_NEAR(plan[2]["host_model_bytes"].get<double>(), 4 * 46.7e9, 0.01 * 4 * 46.7e9) << plan.dump(1);
+  // fsdp-64/ep-8: a rank's 5.6B held expert parameters sharded over their 8 replicas (16
+  // bytes / 8) and whole only through a step (8 bytes): it fits an 80 GiB GPU, where whole
+  // (20 bytes a held parameter) it would not.
+  EXPECT_LT(plan[2]["estimate_bytes"].get<double>(), 80.0 * (1 << 30)) << plan[2].dump(1);
+  EXPECT_GT(plan[2]["estimate_bytes"].get<double>(), (8.0 + 2.0) * 45.0e9 / 8) << plan[2].dump(1);
   fs::remove_all(folder);
 }
 
