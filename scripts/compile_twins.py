@@ -10,6 +10,11 @@ prefix "model." (scripts/export_training_step.py states it in the manifest).
   gpt2  workloads/gpt2.h's family as nanoGPT writes it (nn.Linear weights [out, in], the LM
         head tied to transformer.wte), of any Gpt2Shape; not HF's GPT2LMHeadModel, whose
         Conv1D weights are stored transposed ([in, out]) and could not be gpubench's tensors.
+  hf_decoder  transformers' own model of a --model's config.json ({"config": ...}), for the
+        dense decoders whose gpubench names are HF's (workloads/config_model.cpp says which):
+        fp32, eager attention (matmul and softmax: the ops whose compiled backward is right),
+        no cache; its buffers (RoPE's inv_freq) become constants of the graph, which gpubench's
+        model does not hold; a tied head reads the embedding's weight without a second name.
 
 Attention: "math" (q k^T, a causal mask, softmax, @ v, in the precisions of the CPU flash
 kernel: ops whose Inductor backward is right) or "sdpa" (F.scaled_dot_product_attention(is_causal=True), as the C++ model calls
@@ -99,6 +104,35 @@ class Gpt2(nn.Module):
         return F.linear(self.transformer.ln_f(x), self.transformer.wte.weight)  # the tied LM head
 
 
+class TiedHead(nn.Module):
+    """The LM head as the input embedding's weight, held without registering it again: one
+    parameter under one name, as gpubench's tied model has (export finds no gradient for a
+    second name of a tied weight)."""
+
+    def __init__(self, embedding):
+        super().__init__()
+        object.__setattr__(self, "embedding", embedding)
+
+    def forward(self, x):
+        return F.linear(x, self.embedding.weight)
+
+
+def huggingface_decoder(shape):
+    from transformers import AutoConfig, AutoModelForCausalLM
+    values = dict(shape["config"])
+    config = AutoConfig.for_model(values.pop("model_type"), **values)
+    config.use_cache = False
+    model = AutoModelForCausalLM.from_config(config, attn_implementation="eager", dtype=torch.float32)
+    for module in model.modules():
+        for name in list(module._buffers):
+            tensor = module._buffers.pop(name)
+            module._non_persistent_buffers_set.discard(name)  # or assigning it registers it again
+            object.__setattr__(module, name, tensor)  # a plain attribute: a constant of the exported graph
+    if getattr(config, "tie_word_embeddings", False):
+        model.lm_head = TiedHead(model.get_input_embeddings())
+    return model, config.vocab_size
+
+
 def make_twin(name, shape, attention):
     """The twin `name` of `shape` (a dict of its Gpt2Shape fields for gpt2), its loss, and
     the bound of its integer inputs (classes, token ids) for the exporter's example batch."""
@@ -107,4 +141,7 @@ def make_twin(name, shape, attention):
     if name == "gpt2":
         model = Gpt2(shape, attention)
         return model, reference_models.next_token_loss, model.transformer.wte.num_embeddings
-    raise ValueError(f"no Python twin named {name!r}: expected mlp or gpt2")
+    if name == "hf_decoder":
+        model, vocab = huggingface_decoder(shape)
+        return model, lambda output, targets: reference_models.next_token_loss(output.logits, targets), vocab
+    raise ValueError(f"no Python twin named {name!r}: expected mlp, gpt2 or hf_decoder")

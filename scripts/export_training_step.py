@@ -21,7 +21,7 @@ gpubench's eager step scopes it; the casts are ops of the graph, so its backward
 autocast's. Parameters stay fp32 and are passed as user-managed constants: freezing and
 constant folding stay off, or the package would hold copies of the first step's weights.
 
-Usage: export_training_step.py --model mlp|gpt2 [--shape JSON] --data-shape 8,1,28,28
+Usage: export_training_step.py --model mlp|gpt2|hf_decoder [--shape JSON] --data-shape 8,1,28,28
          --data-dtype float32 --target-shape 8 --target-dtype int64 --precision fp32|bf16
          [--device cpu] [--attention math|sdpa] [--cache-key KEY] [--threads N] --out DIR
 """
@@ -48,8 +48,9 @@ class StageFailure(Exception):
 
 def parse_args(argv):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--model", required=True, choices=["mlp", "gpt2"])
-    parser.add_argument("--shape", default="{}", help="the C++ model's shape as JSON (gpt2: Gpt2Shape's fields)")
+    parser.add_argument("--model", required=True, choices=["mlp", "gpt2", "hf_decoder"])
+    parser.add_argument("--shape", default="{}", help="the C++ model's shape as JSON (gpt2: Gpt2Shape's fields; "
+                                                      "hf_decoder: {\"config\": its config.json})")
     parser.add_argument("--data-shape", required=True)
     parser.add_argument("--data-dtype", required=True, choices=sorted(DTYPES))
     parser.add_argument("--target-shape", required=True)
@@ -105,11 +106,28 @@ def relative_error(actual, expected):
     return error / scale if scale > 0 else error
 
 
+def graph_constants(step):
+    """The tensors of the twin that are neither parameters nor buffers (a transformers twin's
+    RoPE frequencies, made plain attributes), by the name the package gives the ones the
+    graph reads. The C++ side leaves those at their packaged values (harness/run/
+    compiled_step.cpp); the check hands them over because the loader's load_constants with
+    a full update wants every constant."""
+    found = {}
+    for prefix, module in step.named_modules():
+        for name, value in vars(module).items():
+            if isinstance(value, torch.Tensor):
+                found[f"{prefix}.{name}" if prefix else name] = value
+    return found
+
+
 def check_package(package, step, batch, precision):
     """The package's loss and gradients against eager autograd's on `batch`: name -> error."""
     loader = torch._C._aoti.AOTIModelPackageLoader(package, "model", False, 1, -1)
-    constants = dict(step.named_parameters())
-    constants.update(step.named_buffers())
+    tensors = dict(step.named_parameters())
+    tensors.update(step.named_buffers())
+    tensors.update(graph_constants(step))
+    # What the package holds (a tensor the graph never reads is not among its constants).
+    constants = {name: tensors[name] for name in loader.get_constant_fqns() if name in tensors}
     loader.load_constants(constants, False, True, True)
     with torch.no_grad():
         outputs = loader.run(list(batch))

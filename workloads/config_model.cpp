@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <fstream>
 
 #include "core/config/errors.h"
 #include "workloads/family_weights.h"
@@ -145,6 +146,23 @@ DecoderLmSpec gpt2_lm_spec(const std::string& name, const Gpt2Shape& shape, std:
   return spec;
 }
 
+// The compile technique's twin of a dense decoder whose parameter names are its checkpoint's
+// (no rename, nothing ignored), which are transformers' module names: transformers' own
+// model of the same config.json (scripts/compile_twins.py, eager attention), so the package's
+// constants are gpubench's tensors by name. The mixtures of experts (HF 5.17 stacks the
+// experts its checkpoints keep apart), a multimodal wrapper's decoder and the families gpubench
+// renames have none: compile refuses them by the rule table.
+std::optional<PythonTwin> huggingface_twin(const DecoderConfig& config) {
+  const WeightNames& names = config.weight_names;
+  if (config.family != DecoderFamily::Decoder || config.shape.moe.experts > 0 || !config.wrapper_model_type.empty() ||
+      !names.renames.empty() || !names.ignored_prefixes.empty() || !names.ignored_suffixes.empty())
+    return std::nullopt;
+  std::ifstream in(config.path);
+  nlohmann::json raw = nlohmann::json::parse(in, nullptr, /*allow_exceptions=*/false);
+  if (!raw.is_object()) return std::nullopt;  // read and checked a moment ago: only a file changed since
+  return PythonTwin{"hf_decoder", {{"config", std::move(raw)}}};
+}
+
 }  // namespace
 
 std::string model_folder(const std::string& path) {
@@ -201,6 +219,7 @@ DecoderLmSpec read_config_model(const std::string& name, const std::string& path
   DecoderLmSpec spec = config.family == DecoderFamily::Decoder ? decoder_lm_spec(name, config.shape, seq, load)
                                                               : gpt2_lm_spec(name, gpt2_shape_of(config), seq, load);
   spec.seq_len_reason = seq_reason;
+  if (config.family == DecoderFamily::Decoder) spec.python_twin = huggingface_twin(config);
   spec.parameters = config.parameter_count();
   spec.real_scale = spec.parameters >= 50'000'000;
   spec.definition = config.describe();

@@ -46,7 +46,7 @@ struct DecoderLmSpec {
   bool real_scale = true;
   nlohmann::json definition;  // the family's describe() plus where it came from
   std::string seq_len_reason;  // how seq_len was chosen, for the row
-  std::optional<PythonTwin> python_twin;  // the compile technique's twin (gpt2 family so far)
+  std::optional<PythonTwin> python_twin;  // the compile technique's twin (gpt2, and dense decoders by HF's names)
 };
 
 class DecoderLmWorkload final : public Workload {

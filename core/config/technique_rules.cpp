@@ -105,7 +105,8 @@ const std::vector<TechniqueRule>& technique_rules() {
        "false (HF's default) it trains with ckpt"},
       {S::Workload, "compile", "python-twin",
        "compile exports the training step from the workload's Python twin (scripts/compile_twins.py), and this "
-       "workload has none yet (mlp, gpt2 and config'd GPT-2 models have one)"},
+       "workload has none (mlp, gpt2, config'd GPT-2 models and the dense decoders whose names are "
+       "transformers' own have one; not the mixtures of experts)"},
       {S::Workload, "graph", "capturable",
        "graph captures the step's kernels once and replays them, and this model's forward reads a device value on "
        "the host every step (a mixture of experts' loop reads each expert's token count), which a capture refuses"},

@@ -59,8 +59,19 @@ CompiledTrainingStep::CompiledTrainingStep(const CompiledPackage& package, torch
   data_shape_ = manifest.at("inputs").at(0).at("shape").get<std::vector<std::int64_t>>();
   target_shape_ = manifest.at("inputs").at(1).at("shape").get<std::vector<std::int64_t>>();
   loader_ = std::make_unique<torch::inductor::AOTIModelPackageLoader>(package.package_path());
+  // By the package's internal names (the loader's load_constants wants every constant of
+  // the package, and a transformers twin's graph also holds constants that are no tensor of
+  // the model: its RoPE frequencies, which keep their packaged values). Every parameter and
+  // buffer the export lifted is bound above, and every parameter of the model is one of them.
   // User-managed: the package keeps pointers to these tensors, not copies.
-  loader_->load_constants(constants, /*use_inactive=*/false, /*check_full_update=*/true, /*user_managed=*/true);
+  torch::inductor::AOTIModelContainerRunner* runner = loader_->get_runner();
+  std::unordered_map<std::string, torch::Tensor> by_internal_name;
+  for (const auto& [internal, fqn] : runner->getConstantNamesToOriginalFQNs())
+    if (const auto found = constants.find(fqn); found != constants.end()) by_internal_name.emplace(internal, found->second);
+  if (by_internal_name.size() != constants.size())
+    throw std::runtime_error("compile: the package names " + std::to_string(by_internal_name.size()) + " of the manifest's " +
+                             std::to_string(constants.size()) + " constants");
+  runner->update_constant_buffer(by_internal_name, /*use_inactive=*/false, /*validate_full_updates=*/false, /*user_managed=*/true);
 }
 
 CompiledTrainingStep::~CompiledTrainingStep() = default;
