@@ -30,8 +30,9 @@ CompareOptions compare_options_from(const std::string& threshold, const std::str
 }
 
 int run_compare_command(const CliOptions& options) try {
-  const CompareOptions compare = compare_options_from(options.compare_threshold, options.compare_alpha,
-                                                      options.compare_metric, options.compare_paired);
+  CompareOptions compare = compare_options_from(options.compare_threshold, options.compare_alpha,
+                                                options.compare_metric, options.compare_paired);
+  compare.on_disturbed = parse_on_disturbed(options.compare_on_disturbed);
   if (!options.compare_junit.empty()) {
     // Before reading reports: --junit over BASE or NEW (or into a compared folder, where the
     // next compare would read it as a run) would replace a report with XML.
@@ -57,7 +58,9 @@ int run_compare_command(const CliOptions& options) try {
       return kExitOutputNotWritten;
     }
   }
-  return result.regression ? 1 : 0;
+  // 5: only regressions measured on a disturbed machine, which --on-disturbed retry leaves
+  // for another run to decide (docs/ci.md).
+  return result.regression ? 1 : result.retry ? 5 : 0;
 } catch (const UsageError&) {
   throw;  // exit 2, with the message
 } catch (const std::exception& error) {

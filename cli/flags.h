@@ -33,6 +33,7 @@ struct CliOptions {
   std::string compare_base, compare_new, compare_threshold = "5%", compare_metric = "samples_per_s";
   std::string compare_alpha = "0.01";
   bool compare_paired = false;
+  std::string compare_on_disturbed = "count";
 
   // tune WORKLOAD [--memory-budget GIB] [--device cpu|cuda] (run settings flags apply too)
   std::string tune_workload, tune_device;

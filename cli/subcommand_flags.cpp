@@ -18,6 +18,10 @@ CLI::App* add_compare_command(CLI::App& app, CliOptions& options) {
   compare->add_option("--alpha", options.compare_alpha, "Two-sided significance level (default 0.01)");
   compare->add_flag("--paired", options.compare_paired,
                     "Directories of runs only: run i of BASE and of NEW ran back to back; compare them pair by pair");
+  compare->add_option("--on-disturbed", options.compare_on_disturbed,
+                      "count | ignore | retry: a regression measured while either side's machine was disturbed "
+                      "(other processes took the CPU) counts (default), is not counted, or is not counted and makes "
+                      "compare exit 5 when nothing else regressed, so CI measures again (docs/ci.md)");
   compare->add_option("--format", options.format, "table | markdown | json");
   compare->add_option("--junit", options.compare_junit,
                       "Also write the comparison as JUnit XML: a test case per config, a regression a failure whose "

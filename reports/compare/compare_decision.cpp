@@ -6,6 +6,7 @@
 #include <cmath>
 #include <stdexcept>
 
+#include "core/config/errors.h"
 #include "core/stats/log_t_test.h"
 #include "core/stats/mann_whitney.h"
 
@@ -110,6 +111,25 @@ const char* to_string(Verdict verdict) {
       break;
   }
   return "no_change";
+}
+
+const char* to_string(CompareOptions::OnDisturbed policy) {
+  switch (policy) {
+    case CompareOptions::OnDisturbed::ignore:
+      return "ignore";
+    case CompareOptions::OnDisturbed::retry:
+      return "retry";
+    case CompareOptions::OnDisturbed::count:
+      break;
+  }
+  return "count";
+}
+
+CompareOptions::OnDisturbed parse_on_disturbed(const std::string& text) {
+  for (const auto policy : {CompareOptions::OnDisturbed::count, CompareOptions::OnDisturbed::ignore,
+                            CompareOptions::OnDisturbed::retry})
+    if (text == to_string(policy)) return policy;
+  throw UsageError("--on-disturbed '" + text + "' is unknown: expected count, ignore or retry");
 }
 
 const char* to_string(DecisionBasis basis) {

@@ -32,7 +32,19 @@ struct CompareOptions {
   // Several runs a side only: run i of BASE and run i of NEW ran back to back (interleaved
   // in one job), so they are compared as pairs (see compare_runs).
   bool paired = false;
+  // --on-disturbed: what a regression decided while either side's machine was disturbed
+  // (its row's interference verdict: other processes took the CPU) does to the result.
+  //   count   it counts as any regression (exit 1), marked disturbed;
+  //   ignore  it is shown, marked, and not counted;
+  //   retry   not counted either, and when it is the only kind of regression the result
+  //           asks for another run (compare exits 5, docs/ci.md): CI measures again.
+  enum class OnDisturbed { count, ignore, retry };
+  OnDisturbed on_disturbed = OnDisturbed::count;
 };
+
+const char* to_string(CompareOptions::OnDisturbed policy);
+// "count", "ignore" or "retry"; throws UsageError naming --on-disturbed otherwise.
+CompareOptions::OnDisturbed parse_on_disturbed(const std::string& text);
 
 enum class Verdict { no_change, regression, improvement };
 
@@ -56,6 +68,9 @@ struct ConfigComparison {
   std::optional<RelativeShift> shift;   // NEW vs BASE at 1 - alpha: Hodges-Lehmann (U test) or mean log ratio (runs)
   std::optional<double> p_value;        // two-sided U test (per-step metrics) or t-test (runs)
   std::string reason;                   // one sentence: why this verdict
+  // Where either side's machine was disturbed while this config measured: "BASE: other
+  // processes took 45% of the CPU during the steps" (a side of several runs names the run).
+  std::vector<std::string> disturbed;
 
   // Whether whole runs decided (a t-test, one value per run a side).
   bool decided_on_runs() const { return basis == DecisionBasis::run_t_test || basis == DecisionBasis::paired_run_t_test; }

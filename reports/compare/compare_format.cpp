@@ -40,6 +40,7 @@ std::string verdict_text(const ConfigComparison& c) {
                                                          : "no change";
   if (c.basis == DecisionBasis::threshold_only) text += " (threshold only)";
   if (c.basis == DecisionBasis::single_value) text += " (single value)";
+  if (!c.disturbed.empty()) text += " (disturbed)";
   return text;
 }
 
@@ -112,9 +113,23 @@ std::string rule_line(const CompareResult& r) {
 
 std::string summary_line(const CompareResult& r) {
   const std::size_t unchanged = r.configs.size() - r.regressions - r.improvements;
-  return fmt::format("{} regression{}, {} improvement{}, {} unchanged ({} compared)", r.regressions,
-                     r.regressions == 1 ? "" : "s", r.improvements, r.improvements == 1 ? "" : "s", unchanged,
-                     r.configs.size());
+  std::string line = fmt::format("{} regression{}, {} improvement{}, {} unchanged ({} compared)", r.regressions,
+                                 r.regressions == 1 ? "" : "s", r.improvements, r.improvements == 1 ? "" : "s",
+                                 unchanged, r.configs.size());
+  if (r.disturbed_regressions > 0)
+    line += fmt::format("; {} of the regressions measured on a disturbed machine{}", r.disturbed_regressions,
+                        r.uncounted_regressions == 0 ? " (counted: --on-disturbed count)"
+                        : r.retry                    ? ", not counted: measure again (--on-disturbed retry, exit 5)"
+                                                     : ", not counted (--on-disturbed ignore)");
+  return line;
+}
+
+// Where a side was disturbed while a config measured (interference), config by config.
+std::vector<std::string> disturbed_lines(const CompareResult& r) {
+  std::vector<std::string> lines;
+  for (const ConfigComparison& c : r.configs)
+    for (const std::string& where : c.disturbed) lines.push_back(c.config_id + ": " + where);
+  return lines;
 }
 
 // Reasons worth reading: every verdict other than "no change", every threshold-only
@@ -159,13 +174,16 @@ std::string format_table(const CompareResult& r, std::size_t columns) {
   for (const NotCompared& n : r.not_compared) skipped.push_back(n.config_id + ": " + n.reason);
   section("Not compared", skipped);
   section("Warnings (the comparison may be doubtful)", r.warnings);
+  section("Measured on a disturbed machine (docs/measurement.md)", disturbed_lines(r));
   out += "\n" + wrap_text(rule_line(r), columns);
   out += wrap_text("Result: " + summary_line(r), columns);
   return out;
 }
 
 std::string format_markdown(const CompareResult& r) {
-  std::string out = fmt::format("### gpubench compare: {}\n\n", r.regression ? "regression found" : "no regression");
+  std::string out = fmt::format("### gpubench compare: {}\n\n", r.regression ? "regression found"
+                                                                 : r.retry    ? "measure again (disturbed)"
+                                                                              : "no regression");
   out += metric_line(r) + "  \n";  // ours: a metric compare knows, numbers
   // Paths as escaped text, not code spans: a backtick in a file name would end the span.
   out += "BASE " + markdown_text(r.base.name + provenance(r.base)) + "  \n";
@@ -191,6 +209,7 @@ std::string format_markdown(const CompareResult& r) {
   for (const NotCompared& n : r.not_compared) skipped.push_back(n.config_id + ": " + n.reason);
   section("Not compared", skipped, false);
   section(":warning: Warnings (the comparison may be doubtful)", r.warnings, false);
+  section("Measured on a disturbed machine", disturbed_lines(r), false);
   out += "\n" + rule_line(r) + "\n\n**Result:** " + summary_line(r) + "\n";
   return out;
 }

@@ -120,7 +120,8 @@ json to_json(const CompareResult& r) {
          {"shift_ci", c.shift ? json::array({number_or_null(c.shift->low), number_or_null(c.shift->high)}) : json()},
          {"p_value", optional_number(c.p_value)},
          {"base", side_json(c.base)},
-         {"new", side_json(c.next)}});
+         {"new", side_json(c.next)},
+         {"disturbed", c.disturbed}});
   }
   json not_compared = json::array();
   for (const NotCompared& n : r.not_compared)
@@ -152,8 +153,29 @@ json to_json(const CompareResult& r) {
             {"regressions", r.regressions},
             {"improvements", r.improvements},
             {"unchanged", unchanged},
-            {"not_compared", r.not_compared.size()}}},
-          {"regression", r.regression}};
+            {"not_compared", r.not_compared.size()},
+            {"disturbed_regressions", r.disturbed_regressions},
+            {"uncounted_regressions", r.uncounted_regressions}}},
+          {"on_disturbed", to_string(r.options.on_disturbed)},
+          {"regression", r.regression},
+          {"retry", r.retry}};
+}
+
+// Each run of `side` in which `id`'s row was measured while the machine was disturbed (its
+// interference probe's verdict, core/device/host_interference.h), with the row's warning.
+std::vector<std::string> disturbances(const ReportSet& side, const std::string& id, const char* role) {
+  std::vector<std::string> found;
+  for (std::size_t run = 0; run < side.runs.size(); ++run) {
+    const json* result = find_result(side, run, id);
+    if (result == nullptr) continue;
+    const json& row = *result;
+    const auto interference = row.find("interference");
+    if (interference == row.end() || !interference->is_object() || !interference->value("disturbed", false)) continue;
+    const json& warning = (*interference)["warning"];
+    const std::string where = side.runs.size() > 1 ? fmt::format("{} run '{}'", role, side.run_names[run]) : role;
+    found.push_back(where + ": " + (warning.is_string() ? warning.get<std::string>() : "the machine was disturbed"));
+  }
+  return found;
 }
 
 }  // namespace
@@ -217,9 +239,17 @@ CompareResult compare_report_sets(const ReportSet& base, const ReportSet& next, 
     if (base_runs.first_result != nullptr && next_runs.first_result != nullptr)  // both, once compared
       for (std::string& warning : workload_warnings(id, *base_runs.first_result, *next_runs.first_result))
         result.warnings.push_back(warning);
-    const Verdict verdict = result.configs.back().verdict;
-    if (verdict == Verdict::regression) ++result.regressions;
-    if (verdict == Verdict::improvement) ++result.improvements;
+    ConfigComparison& compared = result.configs.back();
+    compared.disturbed = disturbances(base, id, "BASE");
+    for (std::string& where : disturbances(next, id, "NEW")) compared.disturbed.push_back(std::move(where));
+    if (compared.verdict == Verdict::regression) {
+      ++result.regressions;
+      if (!compared.disturbed.empty()) {
+        ++result.disturbed_regressions;
+        if (options.on_disturbed != CompareOptions::OnDisturbed::count) ++result.uncounted_regressions;
+      }
+    }
+    if (compared.verdict == Verdict::improvement) ++result.improvements;
   }
   const std::set<std::string> in_base(base_ids.begin(), base_ids.end());
   for (const std::string& id : next_ids)
@@ -233,7 +263,9 @@ CompareResult compare_report_sets(const ReportSet& base, const ReportSet& next, 
     throw UsageError("nothing to compare: no config is \"ok\" with " + result.metric.name + " values in both " +
                      side_label("BASE", base) + " and " + side_label("NEW", next) + why);
   }
-  result.regression = result.regressions > 0;
+  result.regression = result.regressions > result.uncounted_regressions;
+  result.retry = !result.regression && result.uncounted_regressions > 0 &&
+                 options.on_disturbed == CompareOptions::OnDisturbed::retry;
   result.json = to_json(result);
   return result;
 }

@@ -44,14 +44,19 @@ struct CompareResult {
   std::vector<NotCompared> not_compared;
   std::vector<std::string> warnings;  // environment / workload differences
   std::size_t regressions = 0, improvements = 0;
-  bool regression = false;  // any config regressed: exit code 1
+  // Regressions decided while a side was disturbed (counted in `regressions` too), and of
+  // those the ones --on-disturbed ignore or retry leave out of the result.
+  std::size_t disturbed_regressions = 0, uncounted_regressions = 0;
+  bool regression = false;  // a config regressed and counts: exit code 1
+  bool retry = false;       // --on-disturbed retry, and only disturbed configs regressed: exit code 5
   // The machine-readable form (what --format json prints; fits the report's comparisons[]):
   // {metric{name,unit,higher_is_better,kind}, threshold, alpha, confidence, paired, base{path,
   //  tool_version,git_commit,runs}, new{...}, configs[{config_id, verdict, decision, reason,
   //  median_change, shift, shift_ci[low,high], p_value, base{count,median,p10,p90,cv},
   //  new{...}}], only_in_base[], only_in_new[], not_compared[{config_id,reason}],
-  //  warnings[], summary{compared,regressions,improvements,unchanged,not_compared},
-  //  regression}. Numbers that do not apply are null. With several runs a side, base/new
+  //  warnings[], summary{compared,regressions,improvements,unchanged,not_compared,
+  //  disturbed_regressions,uncounted_regressions}, on_disturbed, regression, retry}; each
+  //  config also has disturbed[] (empty when both sides were quiet). Numbers that do not apply are null. With several runs a side, base/new
   //  count, median, p10, p90 and cv describe the run values (one per run).
   nlohmann::json json;
 };

@@ -20,20 +20,6 @@ std::string status_of(const json& result) {
   return text;
 }
 
-// Run `run` of `side`'s result for `config_id`: by its index when load_report_set made
-// one, else by a scan (sets built by hand).
-const json* find_result(const ReportSet& side, std::size_t run, const std::string& config_id) {
-  const json& results = side.runs[run]["results"];
-  if (side.result_index.size() == side.runs.size()) {
-    const auto& index = side.result_index[run];
-    const auto found = index.find(config_id);
-    return found == index.end() ? nullptr : &results[found->second];
-  }
-  for (const json& result : results)
-    if (result_key(result) == config_id) return &result;
-  return nullptr;
-}
-
 double run_value(const std::vector<double>& values, const CompareMetric& metric) {
   return metric.kind == MetricKind::per_step ? percentile(values, 0.5) : values.front();
 }
@@ -50,6 +36,18 @@ std::vector<std::string> left_out(const std::string& role, const ReportSet& set,
 }
 
 }  // namespace
+
+const nlohmann::json* find_result(const ReportSet& side, std::size_t run, const std::string& config_id) {
+  const nlohmann::json& results = side.runs[run]["results"];
+  if (side.result_index.size() == side.runs.size()) {
+    const auto& index = side.result_index[run];
+    const auto found = index.find(config_id);
+    return found == index.end() ? nullptr : &results[found->second];
+  }
+  for (const nlohmann::json& result : results)
+    if (result_key(result) == config_id) return &result;
+  return nullptr;
+}
 
 std::vector<double> usable_run_values(const ConfigRuns& side, const ConfigRuns& other, bool paired,
                                       const CompareMetric& metric, std::vector<bool>& used) {

@@ -16,6 +16,10 @@ namespace gpubench {
 // step), in first-seen order over its runs.
 std::vector<std::string> config_ids(const ReportSet& side);
 
+// Run `run` of `side`'s result for `config_id` (null when the run has none): by its index
+// when load_report_set made one, else by a scan (sets built by hand).
+const nlohmann::json* find_result(const ReportSet& side, std::size_t run, const std::string& config_id);
+
 // One config in each run of one side.
 struct ConfigRuns {
   bool present = false;                     // in at least one run

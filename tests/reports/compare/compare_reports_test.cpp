@@ -4,6 +4,7 @@
 
 #include "core/config/errors.h"
 #include "report_fixtures.h"
+#include "reports/compare/compare_format.h"
 
 namespace gpubench {
 namespace {
@@ -185,6 +186,64 @@ TEST(CompareReports, JsonHasPerConfigVerdictsAndNoise) {
 }
 
 // ---- bad input ----
+
+// A row measured while other processes took the CPU (its interference probe's verdict).
+json disturbed(json row) {
+  row["interference"] = {{"disturbed", true},
+                         {"other_cpu_share", 0.45},
+                         {"warning", "other processes took 45% of the CPU during the steps"}};
+  return row;
+}
+
+TEST(CompareDisturbed, ARegressionMeasuredOnADisturbedSideIsMarkedAndCountsByDefault) {
+  Pair p;
+  p.next["results"][0] = disturbed(p.next["results"][0]);
+  const CompareResult r = compare_reports(p.base, "base.json", p.next, "new.json", CompareOptions{});
+  const ConfigComparison* slower = find(r, "mlp/cpu/fp32");
+  ASSERT_EQ(slower->verdict, Verdict::regression);
+  ASSERT_EQ(slower->disturbed.size(), 1u);
+  EXPECT_EQ(slower->disturbed[0], "NEW: other processes took 45% of the CPU during the steps");
+  EXPECT_TRUE(find(r, "cnn/cpu/fp32")->disturbed.empty());
+  EXPECT_TRUE(r.regression);
+  EXPECT_FALSE(r.retry);
+  EXPECT_EQ(r.disturbed_regressions, 1u);
+  EXPECT_EQ(r.uncounted_regressions, 0u);
+  EXPECT_EQ(r.json["configs"][0]["disturbed"][0], slower->disturbed[0]);
+  EXPECT_EQ(r.json["summary"]["disturbed_regressions"], 1);
+  EXPECT_EQ(r.json["on_disturbed"], "count");
+  const std::string table = format_compare(r, "table", 200);
+  EXPECT_NE(table.find("REGRESSION (disturbed)"), std::string::npos) << table;
+  EXPECT_NE(table.find("Measured on a disturbed machine"), std::string::npos) << table;
+  EXPECT_NE(table.find("1 of the regressions measured on a disturbed machine (counted"), std::string::npos) << table;
+}
+
+TEST(CompareDisturbed, IgnoreLeavesItOutAndRetryAsksForAnotherRunUnlessACleanConfigRegressed) {
+  Pair p;
+  p.base["results"][0] = disturbed(p.base["results"][0]);
+  CompareOptions options;
+  options.on_disturbed = CompareOptions::OnDisturbed::ignore;
+  const CompareResult ignored = compare_reports(p.base, "base.json", p.next, "new.json", options);
+  EXPECT_EQ(find(ignored, "mlp/cpu/fp32")->disturbed[0].rfind("BASE: ", 0), 0u);
+  EXPECT_FALSE(ignored.regression);
+  EXPECT_FALSE(ignored.retry);
+  EXPECT_EQ(ignored.uncounted_regressions, 1u);
+  options.on_disturbed = CompareOptions::OnDisturbed::retry;
+  const CompareResult retried = compare_reports(p.base, "base.json", p.next, "new.json", options);
+  EXPECT_FALSE(retried.regression);
+  EXPECT_TRUE(retried.retry);
+  EXPECT_EQ(retried.json["retry"], true);
+  // A quiet config that regressed too decides: a regression, no retry.
+  p.next["results"][1] = ok_result("cnn/cpu/fp32", step_times(7, 40, 11.5));
+  const CompareResult both = compare_reports(p.base, "base.json", p.next, "new.json", options);
+  EXPECT_EQ(both.regressions, 2u);
+  EXPECT_TRUE(both.regression);
+  EXPECT_FALSE(both.retry);
+}
+
+TEST(CompareDisturbed, AnUnknownPolicyIsAUsageErrorNamingTheFlag) {
+  EXPECT_EQ(parse_on_disturbed("retry"), CompareOptions::OnDisturbed::retry);
+  expect_usage_error([] { parse_on_disturbed("sometimes"); }, "--on-disturbed 'sometimes' is unknown: expected count, ignore or retry");
+}
 
 TEST(CompareReportsErrors, NoCommonOkConfigs) {
   const json base =
