@@ -123,6 +123,7 @@ std::vector<std::pair<int, RankExit>> RankLauncher::launch(const ConfigLaunch& r
       specs.push_back(spec);
     }
   }
+  for (auto& spec : specs) spec.stdout_to_stderr = true;  // a config's ranks print nothing of the report
   RankWaitPolicy policy;
   policy.timeout_s = request.timeout_s;
   // The first rank to fail found the dead or stalled peer (its collective failed, or
