@@ -248,6 +248,11 @@ int run_matrix_command(const CliOptions& given, const std::string& command_line)
   // Launched as one rank (torchrun, Slurm, --nproc): a bad launch environment or an
   // unreachable store is a usage error now, before anything runs; only rank 0 reports.
   const std::shared_ptr<RankLauncher> ranks = RankLauncher::from_environment(options.settings.comm_timeout_s);
+  // Only the writer locks its outputs: the other ranks name the same --out and write none.
+  const std::vector<OutputLock> output_locks = ranks->writes_report() ? lock_outputs(options) : std::vector<OutputLock>();
+  if (ranks->external() && ranks->writes_report() && !ranks->results_authenticated())
+    std::cerr << "gpubench: warning: launched by " << ranks->env().launcher << " without GPUBENCH_RUN_SECRET: the ranks' "
+              << "results cross the rendezvous store unauthenticated (docs/ddp.md)" << std::endl;
   std::vector<std::string> config_ids;
   for (const auto& config : configs) config_ids.push_back(config.id());
   ranks->agree_on_configs(config_ids);

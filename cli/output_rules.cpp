@@ -188,4 +188,11 @@ void check_outputs(const CliOptions& options) {
   if (!options.settings.hta_dir.empty()) check_writable_folder(options.settings.hta_dir, "--hta-dir");
 }
 
+std::vector<OutputLock> lock_outputs(const CliOptions& options) {
+  std::vector<OutputLock> locks;
+  locks.emplace_back(options.out, "--out");
+  if (!options.trace.empty()) locks.emplace_back(options.trace, "--trace");
+  return locks;
+}
+
 }  // namespace gpubench

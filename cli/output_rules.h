@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "cli/flags.h"
+#include "core/io/output_lock.h"
 
 namespace gpubench {
 
@@ -33,5 +34,11 @@ void refuse_overlaps(const std::vector<NamedPath>& paths);
 // the run's private folder is made, is not, and does not lie inside, an input folder.
 // matrix_command calls it for a run, not for --list (which creates nothing).
 void check_outputs(const CliOptions& options);
+
+// Locks --out and --trace (core/io/output_lock.h) for as long as the result lives: taken
+// right after check_outputs, before anything is measured, by the one process that writes
+// them (rank 0 under a launcher), and held until the last write. Throws UsageError naming
+// the other gpubench's pid when one is writing either.
+std::vector<OutputLock> lock_outputs(const CliOptions& options);
 
 }  // namespace gpubench

@@ -157,6 +157,7 @@ int run_tune_command(const CliOptions& given, const std::string& command_line) {
   const auto workload = make_workload(options.tune_workload);  // UsageError for an unknown name
   const MachineCapabilities machine = detect_capabilities();
   check_outputs(options);
+  const std::vector<OutputLock> output_locks = lock_outputs(options);  // held until the search is written
 
   TuneOptions tune;
   tune.workload = options.tune_workload;

@@ -1,13 +1,16 @@
 #include "workloads/scripted_model.h"
 
 #include <algorithm>
+#include <iostream>
 #include <unordered_set>
 
 #include <torch/csrc/jit/passes/inliner.h>
 #include <torch/csrc/jit/runtime/graph_executor.h>
+#include <torch/csrc/jit/runtime/print_handler.h>
 
 #include "core/config/errors.h"
 #include "core/io/mapped_file.h"
+#include "core/io/printable.h"
 #include "workloads/formats/zip_directory.h"
 
 namespace gpubench {
@@ -21,6 +24,15 @@ std::string dotted_to_registered(std::string name) {
 // The first line of a c10::Error: LibTorch appends a C++ stack trace a user cannot use.
 std::string first_line(const std::string& text) { return text.substr(0, text.find('\n')); }
 
+// Where a TorchScript model's `print` goes (LibTorch's default: std::cout, gpubench's own
+// standard output, where it broke --format json and could write terminal escapes or a
+// forged "Result: 0 regressions" line). Here: standard error, marked as the model's, every
+// control byte and newline shown escaped (io/printable.h), one line a print.
+void print_from_model(const std::string& text) {
+  const std::string line = !text.empty() && text.back() == '\n' ? text.substr(0, text.size() - 1) : text;
+  std::cerr << "gpubench: the model printed: " + one_line(line) + "\n" << std::flush;
+}
+
 }  // namespace
 
 torch::jit::Module load_torchscript(const std::string& path) {
@@ -31,6 +43,7 @@ torch::jit::Module load_torchscript(const std::string& path) {
     check_declared_sizes(entries, file.size(), "--model archive '" + path + "'");
   }
   torch::jit::setGraphExecutorOptimize(false);
+  torch::jit::setPrintHandler(&print_from_model);  // before load: a __setstate__ may print too
   torch::jit::Module module;
   try {
     module = torch::jit::load(path, torch::kCPU);

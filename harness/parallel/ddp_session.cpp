@@ -15,6 +15,7 @@
 #include "harness/parallel/host_built_model.h"
 #include "harness/parallel/launch_store.h"
 #include "harness/parallel/parameter_digest.h"
+#include "harness/parallel/run_secret.h"
 
 namespace gpubench {
 namespace {
@@ -113,7 +114,10 @@ std::unique_ptr<DdpSession> DdpSession::join(const DdpSettings& settings, const 
   }
   const char* prefix = std::getenv(launch_vars::kStorePrefix);
   const std::string scope = prefix != nullptr ? prefix : "gpubench/attempt" + std::to_string(env.restart_count);
-  session->store_ = prefixed_store(scope + "/ddp/", store);
+  // The secret the launcher gave this rank (run_secret.h): what rank 0 reads of its peers
+  // must have been written by them, not by whoever else reaches the store.
+  session->numbers_.emplace(RankNumbersChannel{prefixed_store(scope + "/ddp/", store), scope,
+                                               StoreSeal(run_secret_from(process_environment())), timeout});
   GroupRequest request;
   request.backend = session->backend_;
   request.store = prefixed_store(scope + "/" + session->backend_ + "/", store);
@@ -315,16 +319,9 @@ std::optional<DdpSession::Gathered> DdpSession::gather(const std::vector<double>
   if (settings_.device.is_cuda())
     if (const char* visible = std::getenv("CUDA_VISIBLE_DEVICES")) mine["cuda_visible_devices"] = visible;
   try {
-    store_->set("rank/" + std::to_string(env_.rank), to_bytes(mine.dump()));
+    post_rank_numbers(*numbers_, env_.rank, mine);
     if (env_.rank != 0) return std::nullopt;
-    std::vector<nlohmann::json> ranks;
-    for (int rank = 0; rank < env_.world_size; ++rank) {
-      const std::string key = "rank/" + std::to_string(rank);
-      if (!wait_for_key(*store_, key, timeout()))
-        throw std::runtime_error("rank " + std::to_string(rank) + " did not report its numbers within " +
-                                 std::to_string(static_cast<int>(settings_.comm_timeout_s)) + " s");
-      ranks.push_back(nlohmann::json::parse(to_text(store_->get(key))));
-    }
+    std::vector<nlohmann::json> ranks = collect_rank_numbers(*numbers_, env_.world_size, mine);
     Gathered gathered;
     // The global batch's loss per step: the ranks' shards are the same size, so the mean
     // of their mean losses is the mean over the global batch.
@@ -350,6 +347,8 @@ std::optional<DdpSession::Gathered> DdpSession::gather(const std::vector<double>
     gathered.ddp["mode"] = to_string(settings_.mode);
     gathered.ddp["backend"] = backend_;
     gathered.ddp["launcher"] = env_.launcher;
+    gathered.ddp["results_authenticated"] = numbers_->seal.authenticates();
+    gathered.ddp["results_authentication"] = numbers_->seal.describe(env_.launcher);
     gathered.ddp["comm_timeout_s"] = settings_.comm_timeout_s;
     Config volume_config;
     volume_config.parallel = settings_.mode;

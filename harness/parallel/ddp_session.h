@@ -15,6 +15,7 @@
 #include "harness/parallel/sharded_data_parallel.h"
 #include "harness/parallel/launch_env.h"
 #include "harness/parallel/process_group.h"
+#include "harness/parallel/rank_numbers.h"
 #include "harness/parallel/shard_sampler.h"
 
 namespace gpubench {
@@ -101,7 +102,7 @@ class DdpSession {
   DdpSettings settings_;
   LaunchEnv env_;
   std::string backend_;
-  c10::intrusive_ptr<c10d::Store> store_;  // this config's key namespace
+  std::optional<RankNumbersChannel> numbers_;  // gather's: this config's key namespace, sealed
   c10::intrusive_ptr<CollectiveGroup> group_;
   c10::intrusive_ptr<CollectiveGroup> reduce_group_;  // the sharded modes' reduce-scatters'
   std::shared_ptr<CommRecorder> recorder_ = std::make_shared<CommRecorder>();

@@ -45,6 +45,9 @@ namespace launch_vars {
 inline constexpr const char* kAgentStore = "GPUBENCH_AGENT_STORE";    // "1": launcher hosts the store
 inline constexpr const char* kStorePrefix = "GPUBENCH_STORE_PREFIX";  // key namespace of one config
 inline constexpr const char* kLauncher = "GPUBENCH_LAUNCHER";         // "gpubench"
+// The run's secret that authenticates what ranks hand each other through the store
+// (run_secret.h); under torchrun or Slurm the user exports it to every rank.
+inline constexpr const char* kRunSecret = "GPUBENCH_RUN_SECRET";
 }  // namespace launch_vars
 
 }  // namespace gpubench

@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 #include <optional>
 
@@ -148,6 +149,11 @@ bool wait_for_key(c10d::Store& store, const std::string& key, std::chrono::milli
     if (text.find("imeout") != std::string::npos || text.find("timed out") != std::string::npos) return false;
     throw;
   }
+}
+
+void wait_for_test_gate(c10d::Store& store, const std::string& key, std::chrono::milliseconds timeout) {
+  const char* gated = std::getenv("GPUBENCH_TEST_GATE_STORE_READS");
+  if (gated != nullptr && std::string(gated) == "1") (void)wait_for_key(store, key + "/gate", timeout);
 }
 
 std::string to_text(const std::vector<std::uint8_t>& bytes) { return std::string(bytes.begin(), bytes.end()); }

@@ -33,6 +33,12 @@ c10::intrusive_ptr<c10d::Store> prefixed_store(const std::string& prefix, c10::i
 // store itself failing still throws).
 bool wait_for_key(c10d::Store& store, const std::string& key, std::chrono::milliseconds timeout);
 
+// Fault injection for the forgery tests (GPUBENCH_TEST_GATE_STORE_READS=1; a no-op without
+// it): rank 0, about to read a peer's value at `key`, first waits up to `timeout` for
+// `key` + "/gate", which the test sets once it has rewritten the value as another local
+// user could. Without the gate such a test would race rank 0's read.
+void wait_for_test_gate(c10d::Store& store, const std::string& key, std::chrono::milliseconds timeout);
+
 std::string to_text(const std::vector<std::uint8_t>& bytes);
 std::vector<std::uint8_t> to_bytes(const std::string& text);
 

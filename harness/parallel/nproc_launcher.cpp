@@ -9,6 +9,7 @@
 #include "harness/parallel/launch_store.h"
 #include "harness/parallel/rank_launcher.h"
 #include "harness/parallel/rank_processes.h"
+#include "harness/parallel/run_secret.h"
 
 namespace gpubench {
 
@@ -38,7 +39,10 @@ int run_nproc_launcher(int nproc, const std::vector<std::string>& argv) {
   const auto store = host_store("127.0.0.1", 0, std::chrono::minutes(1));
   const int port = hosted_store_port(store);
   std::vector<RankProcessSpec> specs;
-  for (int rank = 0; rank < nproc; ++rank) specs.push_back({argv, local_rank_environment(rank, nproc, port)});
+  // One secret for the run, in the ranks' environment only (run_secret.h): what they hand
+  // each other through the store is sealed with it.
+  const std::string secret = new_run_secret();
+  for (int rank = 0; rank < nproc; ++rank) specs.push_back({argv, local_rank_environment(rank, nproc, port, secret)});
   RankWaitPolicy policy;
   // Each rank bounds its own waits (--config-timeout, --comm-timeout) and finishes its
   // matrix even when a peer died, so the launcher just waits.

@@ -8,18 +8,21 @@
 #include "core/config/errors.h"
 #include "core/io/interrupt.h"
 #include "harness/parallel/launch_store.h"
+#include "harness/parallel/run_secret.h"
 
 namespace gpubench {
 
-std::map<std::string, std::string> local_rank_environment(int rank, int world_size, int port) {
-  return {{"RANK", std::to_string(rank)},
-          {"WORLD_SIZE", std::to_string(world_size)},
-          {"LOCAL_RANK", std::to_string(rank)},
-          {"LOCAL_WORLD_SIZE", std::to_string(world_size)},
-          {"MASTER_ADDR", "127.0.0.1"},
-          {"MASTER_PORT", std::to_string(port)},
-          {launch_vars::kAgentStore, "1"},
-          {launch_vars::kLauncher, "gpubench"}};
+std::map<std::string, std::string> local_rank_environment(int rank, int world_size, int port, const std::string& secret) {
+  std::map<std::string, std::string> env = {{"RANK", std::to_string(rank)},
+                                            {"WORLD_SIZE", std::to_string(world_size)},
+                                            {"LOCAL_RANK", std::to_string(rank)},
+                                            {"LOCAL_WORLD_SIZE", std::to_string(world_size)},
+                                            {"MASTER_ADDR", "127.0.0.1"},
+                                            {"MASTER_PORT", std::to_string(port)},
+                                            {launch_vars::kAgentStore, "1"},
+                                            {launch_vars::kLauncher, "gpubench"}};
+  if (!secret.empty()) env[launch_vars::kRunSecret] = secret;
+  return env;
 }
 
 std::string visible_device_for(int local_rank, const EnvLookup& lookup) {
@@ -41,6 +44,10 @@ std::string visible_device_for(int local_rank, const EnvLookup& lookup) {
 std::unique_ptr<RankLauncher> RankLauncher::from_environment(double comm_timeout_s, const EnvLookup& lookup) {
   std::unique_ptr<RankLauncher> launcher(new RankLauncher(read_launch_env(lookup), comm_timeout_s));
   const LaunchEnv& env = launcher->env_;
+  // Launched alone, this process starts every rank: a fresh secret for this run. As one rank,
+  // the one the launcher (--nproc) or the user (torchrun, Slurm) gave every rank, if any.
+  launcher->secret_ = env.distributed() ? run_secret_from(lookup) : std::optional<std::string>(new_run_secret());
+  launcher->seal_ = StoreSeal(launcher->secret_);
   if (!env.distributed() || env.master_port == 0) return launcher;
   if (env.launcher_hosts_store || env.rank != 0)
     launcher->store_ = connect_store(env.master_addr, env.master_port, launcher->comm_timeout());
@@ -63,13 +70,18 @@ void RankLauncher::agree_on_configs(const std::vector<std::string>& config_ids) 
   const std::string key = key_prefix() + "/configs";
   const std::string mine = nlohmann::json(config_ids).dump();
   if (env_.rank == 0) {
-    store_->set(key, to_bytes(mine));
+    store_->set(key, to_bytes(seal_.seal(key, mine)));
     return;
   }
   if (!wait_for_key(*store_, key, comm_timeout()))
     throw UsageError("rank 0 did not publish its matrix within --comm-timeout " +
                      std::to_string(static_cast<int>(comm_timeout_s_)) + " s: is rank 0 running gpubench with the same flags?");
-  const std::string theirs = to_text(store_->get(key));
+  std::string theirs;
+  try {
+    theirs = seal_.open(key, to_text(store_->get(key)));
+  } catch (const SealBroken& broken) {
+    throw UsageError("rank 0's matrix in the rendezvous store failed authentication: " + std::string(broken.what()));
+  }
   if (theirs != mine)
     throw UsageError("rank " + std::to_string(env_.rank) + " expands --matrix to " + mine + " but rank 0 to " + theirs +
                      ": every rank must be started with the same flags");
@@ -93,6 +105,7 @@ std::vector<std::pair<int, RankExit>> RankLauncher::launch(const ConfigLaunch& r
   const std::string prefix = key_prefix() + "/" + request.scope;
   if (external()) {
     RankProcessSpec spec{request.argv_for_rank(env_.rank), {{launch_vars::kAgentStore, "1"}, {launch_vars::kStorePrefix, prefix}}};
+    if (secret_) spec.env[launch_vars::kRunSecret] = *secret_;
     if (request.cuda) spec.env["CUDA_VISIBLE_DEVICES"] = visible_device_for(env_.local_rank);
     ranks.push_back(env_.rank);
     specs.push_back(spec);
@@ -102,13 +115,15 @@ std::vector<std::pair<int, RankExit>> RankLauncher::launch(const ConfigLaunch& r
       store_port_ = hosted_store_port(store_);
     }
     for (int rank = 0; rank < request.world_size; ++rank) {
-      RankProcessSpec spec{request.argv_for_rank(rank), local_rank_environment(rank, request.world_size, store_port_)};
+      RankProcessSpec spec{request.argv_for_rank(rank),
+                           local_rank_environment(rank, request.world_size, store_port_, secret_.value_or(""))};
       spec.env[launch_vars::kStorePrefix] = prefix;
       if (request.cuda) spec.env["CUDA_VISIBLE_DEVICES"] = visible_device_for(rank);
       ranks.push_back(rank);
       specs.push_back(spec);
     }
   }
+  for (auto& spec : specs) spec.stdout_to_stderr = true;  // a config's ranks print nothing of the report
   RankWaitPolicy policy;
   policy.timeout_s = request.timeout_s;
   // The first rank to fail found the dead or stalled peer (its collective failed, or
@@ -154,6 +169,16 @@ RankReport parsed_rank_report(const std::string& value) {
   return report;
 }
 
+RankReport opened_rank_report(const StoreSeal& seal, const std::string& key, int rank, const std::string& sealed) {
+  try {
+    return parsed_rank_report(seal.open(key, sealed));
+  } catch (const SealBroken& broken) {
+    RankReport report;
+    report.reason = "rank " + std::to_string(rank) + "'s report failed authentication: " + broken.what();
+    return report;
+  }
+}
+
 namespace {
 
 // wait_for_key in slices, so that a SIGTERM or Ctrl-C (torchrun ending its workers after a
@@ -178,7 +203,8 @@ std::vector<std::pair<int, RankReport>> RankLauncher::exchange(const std::string
   const std::string prefix = key_prefix() + "/" + scope + "/report/";
   for (const auto& [rank, report] : local) {
     const nlohmann::json text = {{"ok", report.ok}, {"reason", report.reason}, {"peak_rss_bytes", report.peak_rss_bytes}, {"wall_s", report.wall_s}};
-    store_->set(prefix + std::to_string(rank), to_bytes(text.dump()));
+    const std::string key = prefix + std::to_string(rank);
+    store_->set(key, to_bytes(seal_.seal(key, text.dump())));
   }
   if (env_.rank != 0) return local;
   std::vector<std::pair<int, RankReport>> all;
@@ -190,11 +216,18 @@ std::vector<std::pair<int, RankReport>> RankLauncher::exchange(const std::string
   const auto wait = rank0_ok ? comm_timeout() + std::chrono::seconds(30)
                              : std::chrono::milliseconds(static_cast<long long>((kPeerGrace_s + kTermGrace_s) * 1000));
   for (int rank = 0; rank < world_size; ++rank) {
+    // This process's own ranks' reports as it has them: only a peer's is read back.
+    const auto own = std::find_if(local.begin(), local.end(), [&](const auto& entry) { return entry.first == rank; });
+    if (own != local.end()) {
+      all.push_back(*own);
+      continue;
+    }
     RankReport report;
     const std::string key = prefix + std::to_string(rank);
     const KeyWait outcome = wait_for_key_or_interrupt(*store_, key, wait);
     if (outcome == KeyWait::Found) {
-      report = parsed_rank_report(to_text(store_->get(key)));
+      wait_for_test_gate(*store_, key, wait);
+      report = opened_rank_report(seal_, key, rank, to_text(store_->get(key)));
     } else if (outcome == KeyWait::Interrupted) {
       report.reason = "sent no outcome before rank 0 was stopped by " + interrupt_signal_name() +
                       " (its gpubench process may have died)";

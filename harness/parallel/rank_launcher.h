@@ -12,6 +12,7 @@
 #include "core/config/config.h"
 #include "harness/parallel/launch_env.h"
 #include "harness/parallel/rank_processes.h"
+#include "harness/parallel/store_seal.h"
 
 namespace gpubench {
 
@@ -33,6 +34,11 @@ struct RankReport {
 // write is that rank's failure with a reason (never thrown: the report must survive it).
 RankReport parsed_rank_report(const std::string& value);
 
+// A peer's sealed outcome (store_seal.h) read back from the store under `key`: one that
+// fails authentication is rank `rank`'s failure saying so ("rank 1's report failed
+// authentication: ..."), whatever it claims; one that opens, parsed_rank_report's.
+RankReport opened_rank_report(const StoreSeal& seal, const std::string& key, int rank, const std::string& sealed);
+
 // The matrix runner's side of DDP configs. Every config still runs in child processes
 // (isolation, a clean peak RSS per process); for a ddp-N config they are its ranks:
 //  - launched alone (no RANK/WORLD_SIZE, no multi-task Slurm step): this process hosts a
@@ -52,6 +58,9 @@ class RankLauncher {
   const LaunchEnv& env() const { return env_; }
   bool external() const { return env_.distributed(); }
   bool writes_report() const { return env_.rank == 0; }
+  // Whether what the ranks hand each other through the store is sealed (store_seal.h):
+  // always when this process starts them, under a launcher when it gave GPUBENCH_RUN_SECRET.
+  bool results_authenticated() const { return seal_.authenticates(); }
 
   // Under a distributed launcher: every rank must expand the same matrix (same flags);
   // throws UsageError naming the difference otherwise. No-op when launched alone.
@@ -84,6 +93,8 @@ class RankLauncher {
   double comm_timeout_s_;
   c10::intrusive_ptr<c10d::Store> store_;  // null until needed when launched alone
   int store_port_ = 0;
+  std::optional<std::string> secret_;  // the run's (run_secret.h); none under a launcher that gave none
+  StoreSeal seal_{std::nullopt};       // what crosses store_ (store_seal.h)
 };
 
 // The device a rank with `local_rank` gets: the local_rank-th entry of the current
@@ -91,7 +102,7 @@ class RankLauncher {
 std::string visible_device_for(int local_rank, const EnvLookup& lookup = process_environment());
 
 // The environment a launcher gives rank `rank` of `world_size` on this host, with the
-// store at 127.0.0.1:`port` served by the launcher.
-std::map<std::string, std::string> local_rank_environment(int rank, int world_size, int port);
+// store at 127.0.0.1:`port` served by the launcher and the run's `secret` (run_secret.h).
+std::map<std::string, std::string> local_rank_environment(int rank, int world_size, int port, const std::string& secret);
 
 }  // namespace gpubench

@@ -97,6 +97,7 @@ std::vector<RankExit> run_rank_processes(const std::vector<RankProcessSpec>& spe
     }
     if (pid == 0) {
       prepare_child_process(parent, group);
+      if (specs[i].stdout_to_stderr) ::dup2(STDERR_FILENO, STDOUT_FILENO);
       execve(argv[0], argv.data(), envp.data());
       _exit(127);
     }

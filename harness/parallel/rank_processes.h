@@ -11,6 +11,10 @@ namespace gpubench {
 struct RankProcessSpec {
   std::vector<std::string> argv;
   std::map<std::string, std::string> env;
+  // A config's rank child: its standard output goes to standard error, since this
+  // process's standard output carries the report (a model's print must not reach it). Not
+  // for --nproc's ranks, whose rank 0 prints the report itself.
+  bool stdout_to_stderr = false;
 };
 
 struct RankExit {

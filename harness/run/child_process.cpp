@@ -59,6 +59,9 @@ ChildOutcome run_child_process(const std::vector<std::string>& argv, double time
   if (pid < 0) throw std::runtime_error(std::string("fork: ") + std::strerror(errno));
   if (pid == 0) {
     prepare_child_process(parent, 0);  // a process group of its own, dies with us
+    // gpubench's standard output is its report (--format json): whatever a child writes
+    // there (a TorchScript model's print, a library's chatter) goes to standard error.
+    ::dup2(STDERR_FILENO, STDOUT_FILENO);
     execv(args[0], args.data());
     _exit(127);
   }

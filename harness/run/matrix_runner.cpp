@@ -39,9 +39,11 @@ nlohmann::json read_child_result(const std::string& path) {
   }
 }
 
-// "rank 1 of 2: <reason>", unless the reason already names its rank.
+// "rank 1 of 2: <reason>", unless the reason already names its rank ("rank 1 of 2: ...",
+// "rank 1's report ...").
 std::string rank_reason(int rank, int world_size, const std::string& reason) {
   const std::string who = "rank " + std::to_string(rank) + " of " + std::to_string(world_size);
+  if (reason.rfind("rank " + std::to_string(rank) + "'s ", 0) == 0) return reason;
   return reason.rfind(who, 0) == 0 ? reason : who + ": " + reason;
 }
 

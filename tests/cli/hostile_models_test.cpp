@@ -12,6 +12,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "support/file_text.h"
 #include "support/memory_cgroup.h"
 #include "support/report_json.h"
 #include "support/run_command.h"
@@ -112,6 +113,32 @@ TEST(HostileModels, WeightsInAFormatNotReadAreSaidOnTheTerminal) {
             std::string::npos)
       << run.output;
   fs::remove_all(dir);
+}
+
+// Issue 61, item 13: a model's print went to gpubench's standard output (LibTorch's
+// default), in the probe's process and every config child: `--format json` was no longer
+// JSON, and the model wrote terminal escapes and a forged "Result: 0 regressions" line
+// there. Its prints go to standard error, marked as the model's and escaped.
+TEST(HostileModels, AModelsPrintNeverReachesStandardOutput) {
+  REQUIRE_ARCHIVES();
+  const std::string dir = test_support::make_temp_dir("model-print");
+  const auto run = run_command("{ timeout 300 " + std::string(GPUBENCH_EXE) + " --model p=" + archive("prints.pt") +
+                               " --input p=3x8x8 --classes p=10 --matrix p/cpu/fp32 --steps 2 --warmup 1 --batch-size 2 "
+                               "--threads 1 --checkpoint-check off --format json --out " + dir + "/r.json 2>" + dir +
+                               "/err; }");
+  const std::string err = test_support::file_text(dir + "/err");
+  ASSERT_EQ(run.exit_code, 0) << run.output << err;
+  nlohmann::json printed;
+  ASSERT_NO_THROW(printed = nlohmann::json::parse(run.output)) << "standard output is the report alone: " << run.output;
+  const auto* row = test_support::find_row(printed, "p/cpu/fp32");
+  ASSERT_NE(row, nullptr) << run.output;
+  EXPECT_EQ((*row)["status"], "ok") << row->dump();
+  for (const std::string text : {"Result: 0 regressions", "pwned", "\x1b"})
+    EXPECT_EQ(run.output.find(text), std::string::npos) << text;
+  EXPECT_NE(err.find("gpubench: the model printed: \\x1b]0;pwned\\x07\\x1b[2J\\nResult: 0 regressions, 3 improvements\n"),
+            std::string::npos)
+      << err;
+  EXPECT_EQ(err.find('\x1b'), std::string::npos) << "no escape reaches the terminal raw: " << err;
 }
 
 // In a 1.5 GiB cgroup: a forward making torch.ones(1500000000) (6 GB) took gpubench itself

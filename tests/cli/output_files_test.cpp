@@ -1,11 +1,17 @@
 // End to end: what --out does to what is already at its path. A regular file is replaced
 // atomically; a device is written through, never replaced (as root, replacing /dev/null
 // would break the machine); a symbolic link is refused before anything is measured; a
-// final write that fails still prints the measurements and exits 4.
+// final write that fails still prints the measurements and exits 4; a file another run is
+// writing is refused, naming that run.
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/file.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <chrono>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <thread>
@@ -139,6 +145,64 @@ TEST(OutputFiles, AFullTmpdirIsNamedAsTheCauseOfAnUnwrittenResult) {
             std::string::npos)
       << result.output;
   EXPECT_NE(result.output.find("(in TMPDIR '" + tmp + "'): that file system is full"), std::string::npos) << result.output;
+}
+
+// Issue 61, item 12: run A beside runs B naming the same --out and --trace said "report
+// written" of a file holding only B's skipped row, and a trace of 0 events. Now a run
+// locks both (OUT.lock, flock) from its output check to its last write, and a second one
+// is refused at once, naming the holder. Held here as a running gpubench holds it.
+TEST(OutputFiles, AnOutputAnotherRunIsWritingIsRefusedNamingItsPid) {
+  const std::string dir = test_support::make_temp_dir("out-locked");
+  for (const std::string flag : {"--out", "--trace"}) {
+    const std::string path = dir + "/busy" + (flag == "--out" ? ".json" : ".trace.json");
+    const int fd = ::open((path + ".lock").c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+    ASSERT_GE(fd, 0);
+    ASSERT_EQ(::flock(fd, LOCK_EX | LOCK_NB), 0);
+    const std::string pid = std::to_string(::getpid()) + "\n";
+    ASSERT_EQ(::write(fd, pid.data(), pid.size()), static_cast<ssize_t>(pid.size()));
+    const std::string other = flag == "--out" ? " --trace " + dir + "/t.json" : " --out " + dir + "/r.json";
+    const auto result = run_command(kQuickMarkdownRun + " " + flag + " " + path + other);
+    ::close(fd);
+    EXPECT_EQ(result.exit_code, 2) << result.output;
+    EXPECT_NE(result.output.find("gpubench: error: " + flag + " '" + path + "': another gpubench (pid " +
+                                 std::to_string(::getpid()) + ") is writing '" + path + "'"),
+              std::string::npos)
+        << result.output;
+    EXPECT_EQ(result.output.find("samples/s"), std::string::npos) << "refused before measuring: " << result.output;
+    EXPECT_FALSE(std::filesystem::exists(path)) << flag;
+  }
+}
+
+// Two real runs: the second is refused while the first (stopped, holding its lock) runs; the
+// first then writes its own rows, and leaves no lock file behind.
+TEST(OutputFiles, TwoRealRunsOnOneOutNeverMixTheirRows) {
+  const std::string dir = test_support::make_temp_dir("out-two-runs");
+  const std::string paths = " --out " + dir + "/r.json --trace " + dir + "/t.json";
+  const pid_t first = ::fork();
+  if (first == 0) {
+    ::execl("/bin/sh", "sh", "-c", ("exec " + kQuickMarkdownRun + paths + " >" + dir + "/first.log 2>&1").c_str(), nullptr);
+    ::_exit(127);
+  }
+  ASSERT_GT(first, 0);
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(120);
+  while (file_text(dir + "/r.json.lock") != std::to_string(first) + "\n" && std::chrono::steady_clock::now() < deadline)
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  ::kill(first, SIGSTOP);  // holds its lock for as long as the second run needs
+  const auto second = run_command(kQuickMarkdownRun + paths);
+  ::kill(first, SIGCONT);
+  int status = 0;
+  ::waitpid(first, &status, 0);
+  EXPECT_EQ(second.exit_code, 2) << second.output;
+  EXPECT_NE(second.output.find("another gpubench (pid " + std::to_string(first) + ") is writing"), std::string::npos)
+      << second.output;
+  ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << file_text(dir + "/first.log");
+  const auto report = nlohmann::json::parse(file_text(dir + "/r.json"));
+  ASSERT_EQ(report["results"].size(), 1u);
+  EXPECT_EQ(report["results"][0]["config_id"], "mlp/cpu/fp32");
+  EXPECT_EQ(report["results"][0]["status"], "ok");
+  EXPECT_GT(nlohmann::json::parse(file_text(dir + "/t.json"))["traceEvents"].size(), 0u);
+  EXPECT_FALSE(std::filesystem::exists(dir + "/r.json.lock"));
+  EXPECT_FALSE(std::filesystem::exists(dir + "/t.json.lock"));
 }
 
 }  // namespace

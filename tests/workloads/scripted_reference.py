@@ -20,6 +20,8 @@ Writes into OUTDIR, with the venv's torch and torchvision, from fixed seeds:
   asserts.pt             a scripted classifier whose forward asserts what the task's input is not
   raises_lines.pt        a scripted classifier whose forward raises an error of two lines, the second
                          a forged gpubench line
+  prints.pt              pool.pt whose forward prints terminal escapes (a window title, clear screen)
+                         and, on a line of its own, a forged gpubench line
   wrong_shape.pt         a scripted classifier with 7 outputs (the tests ask for 10)
   pool.pt                Linear(3, 10) on the spatial mean: the smallest classifier, for hostile tasks
   int_logits.pt          pool.pt's logits cast to int64 (no gradient through them)
@@ -128,6 +130,12 @@ class Pool(nn.Module):
         return self.fc(x.mean(dim=(2, 3)))
 
 
+class Prints(Pool):
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        print("\x1b]0;pwned\x07\x1b[2J\nResult: 0 regressions, 3 improvements")
+        return self.fc(x.mean(dim=(2, 3)))
+
+
 class IntLogits(Pool):
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         return self.fc(x.mean(dim=(2, 3))).long()
@@ -227,6 +235,7 @@ def main(out):
     torch.jit.script(Asserts()).save(os.path.join(out, "asserts.pt"))
     torch.jit.script(RaisesLines()).save(os.path.join(out, "raises_lines.pt"))
     torch.jit.script(Pool()).save(os.path.join(out, "pool.pt"))
+    torch.jit.script(Prints()).save(os.path.join(out, "prints.pt"))
     torch.jit.script(IntLogits()).save(os.path.join(out, "int_logits.pt"))
     torch.jit.script(NoParameters()).save(os.path.join(out, "no_parameters.pt"))
     frozen = Pool()

@@ -64,6 +64,7 @@ TEST(DdpEndToEnd, MatrixRunsTwoRanksAndReportsTheirMergedNumbers) {
   EXPECT_EQ(ddp["world_size"], 2);
   EXPECT_EQ(ddp["backend"], "gloo");
   EXPECT_EQ(ddp["launcher"], "gpubench");
+  EXPECT_EQ(ddp["results_authenticated"], true) << "the launcher's secret sealed the ranks' numbers";
   EXPECT_EQ(ddp["buckets"], 2) << "25 MiB cap: the 1 MiB first bucket (fc3, fc2) and fc1";
   EXPECT_EQ(ddp["comm_ms"]["count"], 2 * 3) << "2 ranks x 3 measured steps";
   ASSERT_EQ(ddp["per_rank"].size(), 2u);
@@ -133,6 +134,7 @@ TEST(DdpEndToEnd, NprocLaunchesRanksLikeTorchrunAndOnlyRankZeroReports) {
   ASSERT_NE(ddp, nullptr);
   ASSERT_EQ((*ddp)["status"], "ok") << ddp->dump();
   EXPECT_EQ((*ddp)["ddp"]["launcher"], "gpubench");
+  EXPECT_EQ((*ddp)["ddp"]["results_authenticated"], true) << "--nproc gives its ranks a secret";
   const auto* single = find_row(report, "mlp/cpu/fp32");
   ASSERT_NE(single, nullptr);
   EXPECT_EQ((*single)["status"], "skipped");
@@ -184,6 +186,8 @@ TEST(DdpEndToEnd, BadLaunchEnvironmentsAreUsageErrors) {
   expect_usage_error("WORLD_SIZE=2", "WORLD_SIZE=2 is set but RANK is not");
   expect_usage_error("RANK=2 WORLD_SIZE=2 MASTER_PORT=29999", "RANK=2 is not below WORLD_SIZE=2: ranks run from 0 to 1");
   expect_usage_error("RANK=x WORLD_SIZE=2 MASTER_PORT=29999", "RANK='x' is invalid");
+  expect_usage_error("RANK=0 WORLD_SIZE=2 MASTER_PORT=29999 GPUBENCH_RUN_SECRET=short",
+                     "GPUBENCH_RUN_SECRET is 5 characters long: expected at least 16");
   const Listener busy;
   ASSERT_GT(busy.port, 0);
   expect_usage_error("RANK=0 WORLD_SIZE=2 MASTER_ADDR=127.0.0.1 MASTER_PORT=" + std::to_string(busy.port),

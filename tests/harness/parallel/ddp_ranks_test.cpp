@@ -38,7 +38,7 @@ class DdpRanks : public ::testing::Test {
     port_ = hosted_store_port(store_);
   }
   std::map<std::string, std::string> rank_env(int rank, int world, const std::string& scope) const {
-    auto env = local_rank_environment(rank, world, port_);
+    auto env = local_rank_environment(rank, world, port_, test_support::kTestRunSecret);
     env[launch_vars::kStorePrefix] = scope;
     return env;
   }

@@ -22,5 +22,19 @@ TEST(RankLauncher, AMalformedOutcomeInTheStoreIsThatRanksFailureNotACrash) {
   }
 }
 
+// Issue 61, item 1: an outcome the launcher's store holds is a peer's only when it carries
+// the run's seal: a well-formed "failed" outcome written by anyone else fails the config as
+// unauthenticated, its own reason never shown.
+TEST(RankLauncher, AnOutcomeWithoutTheRunsSealIsThatRanksAuthenticationFailure) {
+  const StoreSeal seal(std::string("the-run-secret-0123456789"));
+  const std::string key = "gpubench/attempt0/config0/report/1";
+  const std::string outcome = R"({"ok": true, "reason": "", "peak_rss_bytes": 5, "wall_s": 1.5})";
+  EXPECT_TRUE(opened_rank_report(seal, key, 1, seal.seal(key, outcome)).ok);
+  const RankReport forged = opened_rank_report(seal, key, 1, R"({"ok": false, "reason": "FORGED: out of memory"})");
+  EXPECT_FALSE(forged.ok);
+  EXPECT_EQ(forged.reason.rfind("rank 1's report failed authentication: it carries no HMAC", 0), 0u) << forged.reason;
+  EXPECT_EQ(forged.reason.find("FORGED"), std::string::npos) << forged.reason;
+}
+
 }  // namespace
 }  // namespace gpubench

@@ -57,6 +57,10 @@ inline int wait_with_deadline(pid_t pid, double seconds) {
   return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 }
 
+// The run's secret these tests give their ranks, as gpubench's launcher gives its own
+// (harness/parallel/run_secret.h): the ranks' numbers cross the store sealed with it.
+constexpr const char* kTestRunSecret = "test-run-secret-0123456789abcdef";
+
 // A rank's process may take this long on a loaded 2-core machine (LibTorch starts slowly).
 constexpr double kProcessDeadline_s = 180;
 

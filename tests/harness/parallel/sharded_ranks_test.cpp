@@ -52,7 +52,7 @@ class ShardedRanks : public ::testing::Test {
     args.insert(args.end(), extra.begin(), extra.end());
     std::vector<pid_t> ranks;
     for (int rank = 0; rank < world; ++rank) {
-      auto env = local_rank_environment(rank, world, port_);
+      auto env = local_rank_environment(rank, world, port_, test_support::kTestRunSecret);
       env[launch_vars::kStorePrefix] = name;
       ranks.push_back(spawn_with_env(args, env, dir_ + "/" + name + ".rank" + std::to_string(rank) + ".err"));
     }

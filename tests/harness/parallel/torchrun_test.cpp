@@ -33,15 +33,21 @@ TEST(Torchrun, LaunchesTheRanksRankZeroReportsAndTheNumbersMatchGpubenchsOwnLaun
   EXPECT_EQ(regular_files(dir), 1) << "rank 1 writes no report";
   const nlohmann::json row = test_support::ok_ddp_row(dir + "/torchrun.json");
   EXPECT_EQ(row["ddp"]["launcher"], "torchrun");
+  // No GPUBENCH_RUN_SECRET: the ranks' values crossed the store unsealed, and both say so.
+  EXPECT_EQ(row["ddp"]["results_authenticated"], false);
+  EXPECT_NE(run.output.find("gpubench: warning: launched by torchrun without GPUBENCH_RUN_SECRET"), std::string::npos)
+      << run.output;
   expect_same_training_as_own_launcher(dir + "/torchrun.json", dir);
 }
 
 // Two "nodes": two torchrun agents, one process each, meeting at a c10d rendezvous on
-// loopback, as `torchrun --nnodes 2` runs on two machines (README: More than one machine).
+// loopback, as `torchrun --nnodes 2` runs on two machines (README: More than one machine),
+// with the secret a user exports to every rank (docs/ddp.md).
 TEST(Torchrun, TwoAgentsOfOneProcessEachRendezvousAndTrainLikeOneLauncher) {
   const std::string dir = test_support::make_temp_dir("torchrun-2nodes");
   const std::string port = std::to_string(29600 + ::getpid() % 300);
-  const std::string agent = torchrun("--nnodes 2 --nproc-per-node 1 --rdzv-backend c10d --rdzv-endpoint 127.0.0.1:" + port +
+  const std::string agent = "GPUBENCH_RUN_SECRET=" + std::string(32, 's') + " " +
+                            torchrun("--nnodes 2 --nproc-per-node 1 --rdzv-backend c10d --rdzv-endpoint 127.0.0.1:" + port +
                                      " --rdzv-id gpubench-test-" + port) +
                             GPUBENCH_EXE + kFlags + " --out " + dir + "/report.json";
   const auto run = test_support::run_command("bash -c " + single_quoted("(" + agent + ") >" + dir + "/agent1.log 2>&1 & a=$!; " +
@@ -52,6 +58,7 @@ TEST(Torchrun, TwoAgentsOfOneProcessEachRendezvousAndTrainLikeOneLauncher) {
   EXPECT_EQ(regular_files(dir), 3) << "the two agents' logs and one report";
   const nlohmann::json row = test_support::ok_ddp_row(dir + "/report.json");
   EXPECT_EQ(row["ddp"]["launcher"], "torchrun");
+  EXPECT_EQ(row["ddp"]["results_authenticated"], true);
   expect_same_training_as_own_launcher(dir + "/report.json", dir);
 }
 
