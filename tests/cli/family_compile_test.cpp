@@ -9,6 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "support/family_references.h"
 #include "support/report_json.h"
 #include "support/run_command.h"
 #include "support/schema_validation.h"
@@ -18,15 +19,9 @@ namespace {
 
 namespace fs = std::filesystem;
 
-std::string case_folder(const std::string& name) {
-  const char* root = std::getenv("GPUBENCH_FAMILY_REFERENCE_DIR");
-  const std::string folder = root == nullptr ? "" : std::string(root) + "/" + name;
-  return !folder.empty() && fs::exists(folder + "/config.json") ? folder : "";
-}
-
 TEST(FamilyCompile, ADenseDecoderCompilesThroughTransformersOwnModelAndTrainsAsEager) {
   // A tied head (one parameter under one name), and Qwen3's per-head q/k norms.
-  const std::string llama = case_folder("llama_gqa_llama3_tied"), qwen3 = case_folder("qwen3_qk_norm");
+  const std::string llama = test_support::family_case_folder("llama_gqa_llama3_tied"), qwen3 = test_support::family_case_folder("qwen3_qk_norm");
   if (llama.empty() || qwen3.empty()) GTEST_SKIP() << "the family references are not there: ctest runs hf_family_reference.py first";
   const std::string dir = test_support::make_temp_dir("family-compile");
   const auto run = test_support::run_command(
@@ -53,7 +48,7 @@ TEST(FamilyCompile, ADenseDecoderCompilesThroughTransformersOwnModelAndTrainsAsE
 }
 
 TEST(FamilyCompile, AMixtureOfExpertsHasNoTwinAndIsRefusedByTheRule) {
-  const std::string mixtral = case_folder("mixtral_moe");
+  const std::string mixtral = test_support::family_case_folder("mixtral_moe");
   if (mixtral.empty()) GTEST_SKIP() << "the family references are not there: ctest runs hf_family_reference.py first";
   const auto run = test_support::run_command(std::string(GPUBENCH_EXE) + " --model x=" + mixtral +
                                              " --matrix x/cpu/fp32/compile --list 2>&1");

@@ -12,6 +12,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "support/family_references.h"
 #include "support/report_json.h"
 #include "support/run_command.h"
 #include "support/schema_validation.h"
@@ -20,12 +21,6 @@ namespace gpubench {
 namespace {
 
 namespace fs = std::filesystem;
-
-std::string case_folder(const std::string& name) {
-  const char* root = std::getenv("GPUBENCH_FAMILY_REFERENCE_DIR");
-  const std::string folder = root == nullptr ? "" : std::string(root) + "/" + name;
-  return !folder.empty() && fs::exists(folder + "/config.json") ? folder : "";
-}
 
 // Runs `ids` (comma-separated, model m) and returns the report.
 nlohmann::json run_matrix(const std::string& folder, const std::string& ids, const std::string& extra = "") {
@@ -87,7 +82,7 @@ void expect_expert_parallel_row(const nlohmann::json& row, const nlohmann::json&
 }
 
 TEST(ExpertParallelEndToEnd, TrainsAsDdpWithEveryDataParallelModeAndAccumulation) {
-  const std::string folder = case_folder("qwen2_moe_shared");
+  const std::string folder = test_support::family_case_folder("qwen2_moe_shared");
   if (folder.empty()) GTEST_SKIP() << "the family references are not there: ctest runs hf_family_reference.py first";
   const auto config = test_support::read_json(folder + "/config.json");
   const auto report = run_matrix(folder, "m/cpu/fp32/ddp-2,m/cpu/fp32/ddp-2/ep-2,m/cpu/fp32/zero2-2/ep-2,"
@@ -124,7 +119,7 @@ TEST(ExpertParallelEndToEnd, TrainsAsDdpWithEveryDataParallelModeAndAccumulation
 TEST(ExpertParallelEndToEnd, ReplicaGroupsAndTheLoadBalancingLossTrainAsDdp) {
   // Mixtral with output_router_logits (the loss reads the routers), 4 experts: ep-2 of ddp-4
   // is two groups, each expert held by two ranks whose gradients are summed.
-  const std::string folder = case_folder("mixtral_moe");
+  const std::string folder = test_support::family_case_folder("mixtral_moe");
   if (folder.empty()) GTEST_SKIP() << "the family references are not there: ctest runs hf_family_reference.py first";
   const auto config = test_support::read_json(folder + "/config.json");
   // Four ranks on this machine's cores (CI's two): --oversubscribe, as a user checks
@@ -165,7 +160,7 @@ TEST(ExpertParallelEndToEnd, ReplicaGroupsAndTheLoadBalancingLossTrainAsDdp) {
 // computes only its own experts over every rank's tokens (the offsets then come from the
 // all-to-all's counts).
 TEST(ExpertParallelEndToEnd, GroupedExpertGemmsTrainAsTheLoopAcrossRanks) {
-  const std::string folder = case_folder("qwen2_moe_shared");
+  const std::string folder = test_support::family_case_folder("qwen2_moe_shared");
   if (folder.empty()) GTEST_SKIP() << "the family references are not there: ctest runs hf_family_reference.py first";
   const auto config = test_support::read_json(folder + "/config.json");
   const auto loop = run_matrix(folder, "m/cpu/fp32/ddp-2");
@@ -227,7 +222,7 @@ TEST(ExpertParallelEndToEnd, ThePlanForGpusNotAtHandCountsAGroupsShareOfTheExper
 }
 
 TEST(ExpertParallelEndToEnd, IdsThatCannotSplitTheExpertsAreUsageErrors) {
-  const std::string folder = case_folder("mixtral_moe");
+  const std::string folder = test_support::family_case_folder("mixtral_moe");
   if (folder.empty()) GTEST_SKIP() << "the family references are not there";
   const auto run = [&](const std::string& id) {
     return test_support::run_command(std::string(GPUBENCH_EXE) + " --model m=" + folder + " --matrix " + id +
@@ -248,7 +243,7 @@ TEST(ExpertParallelEndToEnd, IdsThatCannotSplitTheExpertsAreUsageErrors) {
   EXPECT_NE(dense.output.find("has no experts"), std::string::npos) << dense.output;
   // gpt-oss stacks a layer's experts in one tensor: refused before any rank starts, not a
   // failing row after the model is built.
-  if (const std::string oss = case_folder("gpt_oss_sinks_clamp"); !oss.empty()) {
+  if (const std::string oss = test_support::family_case_folder("gpt_oss_sinks_clamp"); !oss.empty()) {
     const auto stacked = test_support::run_command(std::string(GPUBENCH_EXE) + " --model m=" + oss +
                                                    " --matrix m/cpu/fp32/ddp-2/ep-2 --steps 1 --out /dev/null 2>&1");
     EXPECT_EQ(stacked.exit_code, 2) << stacked.output;
@@ -258,7 +253,7 @@ TEST(ExpertParallelEndToEnd, IdsThatCannotSplitTheExpertsAreUsageErrors) {
 
 // torchrun launches an ep config's ranks as it launches fsdp's (one rank of theirs each).
 TEST(ExpertParallelEndToEnd, TorchrunLaunchesAnExpertParallelConfig) {
-  const std::string folder = case_folder("qwen2_moe_shared");
+  const std::string folder = test_support::family_case_folder("qwen2_moe_shared");
   if (folder.empty()) GTEST_SKIP() << "the family references are not there: ctest runs hf_family_reference.py first";
   if (std::string(GPUBENCH_PYTHON).empty()) GTEST_SKIP() << "no project Python (GPUBENCH_PYTHON) for torchrun";
   const std::string dir = test_support::make_temp_dir("expert-parallel-torchrun");
