@@ -2,7 +2,6 @@
 
 #include <stdexcept>
 
-
 #include "harness/parallel/arrival_hook.h"
 #include "harness/parallel/shard_layout.h"
 
@@ -36,8 +35,9 @@ ExpertReplicaShards::ExpertReplicaShards(const std::vector<std::vector<torch::Te
       members_.push_back(unit_members[slot]);
     }
   }
+  // Left sharded: each layer's experts are gathered when they first compute
+  // (before_experts), so a GPU rank never holds every layer's whole at its start.
   ready_.assign(units_.size(), false);
-  gather_all();  // whole until their first forward: a forward before training finds them
 }
 
 ExpertReplicaShards::~ExpertReplicaShards() {

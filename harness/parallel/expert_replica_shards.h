@@ -40,7 +40,7 @@ class ExpertReplicaShards {
  public:
   // `held_per_layer`: the parameters of the experts this rank holds, a list a sparse layer;
   // every replica's must hold the same values. From here on they view their layer's unit,
-  // gathered (whole) until their first forward.
+  // sharded until they first compute.
   ExpertReplicaShards(const std::vector<std::vector<torch::Tensor>>& held_per_layer, CollectiveGroup& replicas,
                       ReplicaShardOptions options);
   ~ExpertReplicaShards();
