@@ -55,15 +55,13 @@ std::optional<std::pair<double, std::string>> verdict_mfu(const nlohmann::json& 
 
 nlohmann::json classify_bottleneck(const nlohmann::json& row);
 
-// The row's interference object when its probe judged the machine disturbed
-// (core/device/host_interference.h decides, by its stated thresholds), else nullptr.
+}  // namespace
+
 const nlohmann::json* disturbance(const nlohmann::json& row) {
   const auto found = row.find("interference");
   if (found == row.end() || !found->is_object() || !found->value("disturbed", false)) return nullptr;
   return &*found;
 }
-
-}  // namespace
 
 nlohmann::json bottleneck_verdict(const nlohmann::json& row) {
   nlohmann::json v = classify_bottleneck(row);
@@ -255,8 +253,11 @@ nlohmann::json row_warnings(const nlohmann::json& row) {
                                    stopping.value("budget_s", 0.0), measured, stopping.value("min_steps", 0)));
   if (const auto growth = measured_rss_growth(row.value("memory", nlohmann::json::object())))
     warnings.push_back(*growth);
-  if (const nlohmann::json* interference = disturbance(row); interference && (*interference)["warning"].is_string())
-    warnings.push_back((*interference)["warning"].get<std::string>());
+  // value(), not operator[]: a const object's missing key is undefined behaviour, and a
+  // report compare reads is anyone's file.
+  if (const nlohmann::json* interference = disturbance(row))
+    if (const nlohmann::json warning = interference->value("warning", nlohmann::json()); warning.is_string())
+      warnings.push_back(warning.get<std::string>());
   const double cv = row.value("step_ms", nlohmann::json::object()).value("cv", 0.0);
   if (cv > kNoisyCv)
     warnings.push_back(fmt::format("noisy measurement: step-time CV {} (another load on the machine?)", pct(cv)));

@@ -19,6 +19,11 @@ namespace gpubench {
 // Each verdict carries its evidence (the numbers) and a suggestion where one exists.
 nlohmann::json bottleneck_verdict(const nlohmann::json& row);
 
+// The row's interference object when its probe judged the machine disturbed
+// (core/device/host_interference.h decides, by its stated thresholds), else nullptr: what
+// the verdict, the row's warnings and compare read.
+const nlohmann::json* disturbance(const nlohmann::json& row);
+
 // Pitfalls seen in one row: loss that did not fall, parameters or batches off the
 // configured device, GradScaler skipping many steps, DataParallel on one device, a noisy
 // measurement (CV > 10%), a disturbed machine (row["interference"]["warning"]).

@@ -314,11 +314,11 @@ torch::Tensor DecoderLmImpl::auxiliary_loss() {
 nlohmann::json DecoderLmImpl::moe_report() const {
   nlohmann::json layers = nlohmann::json::array();
   double busiest = 0.0;
-  std::string computed_as;  // every sparse layer has the same widths, so the same choice
+  const char* computed_as = nullptr;  // every sparse layer has the same widths, so the same choice
   for (const auto& module : *model->layers) {
     const auto* layer = module->as<DecoderLayerImpl>();
     if (!layer->experts || !layer->experts->tokens_per_expert.defined()) continue;
-    if (computed_as.empty()) computed_as = layer->experts->computed_as;
+    if (computed_as == nullptr) computed_as = layer->experts->computed_as;
     const auto counts = layer->experts->tokens_per_expert.to(torch::kCPU, torch::kFloat64);
     const double ratio = counts.max().item<double>() / std::max(counts.mean().item<double>(), 1e-12);
     busiest = std::max(busiest, ratio);
@@ -332,7 +332,7 @@ nlohmann::json DecoderLmImpl::moe_report() const {
                            {"tokens_per_expert_max_over_mean", layers.empty() ? nlohmann::json(nullptr) : nlohmann::json(busiest)},
                            {"layers", layers},
                            {"counted", "top-k slots of this process's training forwards (rank 0 under ddp, zero and fsdp)"},
-                           {"experts_computed_as", computed_as.empty() ? nlohmann::json(nullptr) : nlohmann::json(computed_as)}};
+                           {"experts_computed_as", computed_as == nullptr ? nlohmann::json(nullptr) : nlohmann::json(computed_as)}};
   if (last_load_balancing_loss_.defined())
     report["last_load_balancing_loss"] = last_load_balancing_loss_.item<double>();
   return report;

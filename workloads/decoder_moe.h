@@ -9,7 +9,6 @@
 // gate_proj/up_proj/down_proj or gpt-oss's stacked mlp.experts.gate_up_proj/down_proj and
 // their biases, mlp.shared_expert, mlp.shared_expert_gate; a family's map renames them).
 #include <cstdint>
-#include <string>
 #include <vector>
 
 #include <torch/torch.h>
@@ -85,7 +84,7 @@ struct DecoderMoeImpl : torch::nn::Cloneable<DecoderMoeImpl> {
   // Grouped GEMMs or a loop (ModelTechniques::expert_gemms), and what the last training
   // forward ran as, with why (the row's moe.experts_computed_as).
   ExpertGemms gemms = ExpertGemms::Auto;
-  std::string computed_as;
+  const char* computed_as = nullptr;  // a literal of choose_expert_gemms; null before a training forward
 
  private:
   void keep_for_loss(const torch::Tensor& logits);  // with a load-balancing loss, while training

@@ -40,8 +40,8 @@ ExpertGemmChoice choose_expert_gemms(ExpertGemms wanted, const torch::Tensor& ro
     return {false, "a loop of one GEMM per expert over its tokens (dropless; torch::_grouped_mm takes rows of a "
                    "multiple of 16 bytes, and the experts' widths are not)"};
   if (wanted == ExpertGemms::Grouped)
-    return {true, "torch::_grouped_mm over every expert's tokens (dropless; asked for: its kernel on " +
-                      rows.device().str() + " in " + std::string(c10::toString(dtype)) + ")"};
+    return {true, "torch::_grouped_mm over every expert's tokens (dropless; asked for by --expert-gemms grouped: "
+                  "LibTorch's kernel for the rows' device and dtype)"};
   if (fused_grouped_mm_on(rows.device()) && dtype == torch::kBFloat16)
     return {true, "torch::_grouped_mm over every expert's tokens (dropless; one fused kernel: CUDA sm90/sm100, bf16)"};
   return {false, "a loop of one GEMM per expert over its tokens (dropless; torch::_grouped_mm fuses only bf16 on CUDA "

@@ -6,7 +6,6 @@
 // dtypes, the CPU) its own fallback is a loop of GEMMs that reads the offsets on the host,
 // which is what gpubench's loop already does, so there the loop stays (choose_expert_gemms).
 #include <cstdint>
-#include <string>
 #include <vector>
 
 #include <torch/torch.h>
@@ -16,10 +15,11 @@
 
 namespace gpubench {
 
-// What one sparse layer's experts ran as, and why: the row's `moe.experts_computed_as`.
+// What one sparse layer's experts ran as, and why: the row's `moe.experts_computed_as`. A
+// literal: the choice is made every forward of every sparse layer, and allocates nothing.
 struct ExpertGemmChoice {
   bool grouped = false;
-  std::string why;
+  const char* why = "";
 };
 
 // `rows` are the routed rows (their device, and the dtype the GEMMs compute in: autocast's

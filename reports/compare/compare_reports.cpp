@@ -12,6 +12,7 @@
 
 #include "core/config/errors.h"
 #include "reports/compare/config_runs.h"
+#include "reports/verdicts.h"
 #include "reports/compare/environment_diff.h"
 #include "reports/compare/report_loader.h"
 
@@ -167,11 +168,9 @@ std::vector<std::string> disturbances(const ReportSet& side, const std::string& 
   std::vector<std::string> found;
   for (std::size_t run = 0; run < side.runs.size(); ++run) {
     const json* result = find_result(side, run, id);
-    if (result == nullptr) continue;
-    const json& row = *result;
-    const auto interference = row.find("interference");
-    if (interference == row.end() || !interference->is_object() || !interference->value("disturbed", false)) continue;
-    const json& warning = (*interference)["warning"];
+    const json* interference = result == nullptr ? nullptr : disturbance(*result);
+    if (interference == nullptr) continue;
+    const json warning = interference->value("warning", json());  // not [] on a const object: the key may be absent
     const std::string where = side.runs.size() > 1 ? fmt::format("{} run '{}'", role, side.run_names[run]) : role;
     found.push_back(where + ": " + (warning.is_string() ? warning.get<std::string>() : "the machine was disturbed"));
   }

@@ -240,6 +240,15 @@ TEST(CompareDisturbed, IgnoreLeavesItOutAndRetryAsksForAnotherRunUnlessACleanCon
   EXPECT_FALSE(both.retry);
 }
 
+// A report is anyone's file: "disturbed" without its warning still reads as disturbed.
+TEST(CompareDisturbed, ADisturbedRowWithoutItsWarningIsNamedAsDisturbed) {
+  Pair p;
+  p.next["results"][0]["interference"] = {{"disturbed", true}};
+  const CompareResult r = compare_reports(p.base, "base.json", p.next, "new.json", CompareOptions{});
+  ASSERT_EQ(find(r, "mlp/cpu/fp32")->disturbed.size(), 1u);
+  EXPECT_EQ(find(r, "mlp/cpu/fp32")->disturbed[0], "NEW: the machine was disturbed");
+}
+
 TEST(CompareDisturbed, AnUnknownPolicyIsAUsageErrorNamingTheFlag) {
   EXPECT_EQ(parse_on_disturbed("retry"), CompareOptions::OnDisturbed::retry);
   expect_usage_error([] { parse_on_disturbed("sometimes"); }, "--on-disturbed 'sometimes' is unknown: expected count, ignore or retry");
